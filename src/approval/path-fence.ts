@@ -1,0 +1,101 @@
+/**
+ * The path fence: every path a tool touches is resolved to a real path (symlinks and `..` included)
+ * and checked against the workspace and the directories granted to the session.
+ */
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
+import { ToolError } from "../tools/tool.ts"
+
+export type Access = "read" | "write"
+
+export interface Grant {
+  /** Real path of the granted directory. */
+  readonly root: string
+  readonly access: Access
+}
+
+export interface FencedPath {
+  /** The real path (symlinks resolved) the tool must use. */
+  readonly real: string
+  /** How to show it to the model: relative to the workspace when inside it. */
+  readonly display: string
+}
+
+export interface PathFence {
+  readonly workspace: string
+  readonly grants: ReadonlyArray<Grant>
+  readonly resolve: (input: string, access: Access) => Effect.Effect<FencedPath, ToolError>
+  readonly display: (real: string) => string
+}
+
+const isWithin = (root: string, candidate: string): boolean => {
+  if (candidate === root) return true
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep
+  return candidate.startsWith(prefix)
+}
+
+/** Real path of `target`, or of its deepest existing ancestor joined with the rest (for new files). */
+export const realPathAllowingMissing = async (target: string): Promise<string> => {
+  const missing: Array<string> = []
+  let current = target
+  for (;;) {
+    try {
+      const real = await fs.realpath(current)
+      return missing.length === 0 ? real : path.join(real, ...missing.reverse())
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error
+      const parent = path.dirname(current)
+      if (parent === current) return target
+      missing.push(path.basename(current))
+      current = parent
+    }
+  }
+}
+
+const expandHome = (input: string): string =>
+  input === "~" ? os.homedir() : input.startsWith("~/") ? path.join(os.homedir(), input.slice(2)) : input
+
+export const makePathFence = async (
+  workspace: string,
+  grants: ReadonlyArray<{ readonly dir: string; readonly access: Access }> = []
+): Promise<PathFence> => {
+  const realWorkspace = await fs.realpath(workspace)
+  const realGrants: Array<Grant> = [{ root: realWorkspace, access: "write" }]
+  for (const grant of grants) {
+    realGrants.push({ root: await realPathAllowingMissing(path.resolve(grant.dir)), access: grant.access })
+  }
+
+  const display = (real: string): string => {
+    if (real === realWorkspace) return "."
+    return isWithin(realWorkspace, real) ? path.relative(realWorkspace, real) : real
+  }
+
+  const allows = (real: string, access: Access): boolean =>
+    realGrants.some((grant) => isWithin(grant.root, real) && (access === "read" || grant.access === "write"))
+
+  const resolve = (input: string, access: Access): Effect.Effect<FencedPath, ToolError> =>
+    Effect.tryPromise({
+      try: async () => {
+        if (input.includes("\0")) throw new Error("the path contains a NUL byte")
+        const absolute = path.resolve(realWorkspace, expandHome(input))
+        return { absolute, real: await realPathAllowingMissing(absolute) }
+      },
+      catch: (error) => new ToolError({ message: `cannot resolve path '${input}': ${error instanceof Error ? error.message : String(error)}` })
+    }).pipe(
+      Effect.flatMap(({ absolute, real }) => {
+        if (allows(real, access)) return Effect.succeed({ real, display: display(real) })
+        const via = real === absolute ? "" : ` (through a symbolic link it resolves to ${real})`
+        const where = access === "read" ? "readable directories" : "writable directories"
+        return Effect.fail(
+          new ToolError({
+            message: `'${input}' is outside the workspace ${realWorkspace} and the ${where} granted to this session${via}; ${access} refused`
+          })
+        )
+      })
+    )
+
+  return { workspace: realWorkspace, grants: realGrants, resolve, display }
+}

@@ -1,0 +1,6 @@
+import * as Schema from "effect/Schema"
+
+/** Bad configuration or bad flags: the message names the file or flag, the field and what was expected. */
+export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
+  message: Schema.String
+}) {}

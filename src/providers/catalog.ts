@@ -1,0 +1,183 @@
+import * as Either from "effect/Either"
+import { ConfigError } from "../config/errors.ts"
+import type { Config, ModelSettings, Protocol } from "../config/schema.ts"
+import { builtinProviders, findBuiltinProvider } from "./builtin.ts"
+
+export interface ResolvedProvider {
+  readonly name: string
+  readonly protocol: Protocol
+  readonly baseURL: string
+  /** Environment variables tried in order for the API key; empty = the provider takes no key. */
+  readonly apiKeyEnv: ReadonlyArray<string>
+  readonly headers: Readonly<Record<string, string>>
+}
+
+export interface ModelCapabilities {
+  readonly contextWindow: number
+  readonly maxOutputTokens: number
+  readonly imageInput: boolean
+  readonly reasoning: boolean
+}
+
+export interface ModelEntry {
+  /** "provider/model" */
+  readonly ref: string
+  readonly id: string
+  readonly provider: ResolvedProvider
+  readonly capabilities: ModelCapabilities
+  /** False when the model is not listed anywhere and runs on conservative defaults. */
+  readonly listed: boolean
+}
+
+/** For a model nobody described: small enough for most local servers, large enough to be useful. */
+export const conservativeCapabilities: ModelCapabilities = {
+  contextWindow: 32_768,
+  maxOutputTokens: 8_192,
+  imageInput: false,
+  reasoning: false
+}
+
+type Env = Readonly<Record<string, string | undefined>>
+
+const nonEmpty = (value: string | undefined): string | undefined => (value !== undefined && value !== "" ? value : undefined)
+
+const ollamaBaseURL = (host: string): string => (/^[a-z]+:\/\//i.test(host) ? host : `http://${host}`)
+
+const resolveProvider = (name: string, config: Config, env: Env): ResolvedProvider | undefined => {
+  const settings = config.providers?.[name]
+  const builtin = findBuiltinProvider(name)
+  if (settings === undefined && builtin === undefined) return undefined
+  const envBaseURL = builtin === undefined ? undefined : nonEmpty(env[builtin.baseURLEnv])
+  const protocol = settings?.protocol ?? builtin?.protocol ?? "openai-chat"
+  const baseURL =
+    settings?.baseURL ??
+    (envBaseURL !== undefined && protocol === "ollama" ? ollamaBaseURL(envBaseURL) : envBaseURL) ??
+    builtin?.defaultBaseURL ??
+    ""
+  return {
+    name,
+    protocol,
+    baseURL,
+    apiKeyEnv: settings?.apiKeyEnv !== undefined ? [settings.apiKeyEnv] : (builtin?.apiKeyEnv ?? []),
+    headers: settings?.headers ?? {}
+  }
+}
+
+const capabilitiesFrom = (settings: ModelSettings | undefined): ModelCapabilities => ({
+  contextWindow: settings?.contextWindow ?? conservativeCapabilities.contextWindow,
+  maxOutputTokens: settings?.maxOutputTokens ?? conservativeCapabilities.maxOutputTokens,
+  imageInput: settings?.imageInput ?? conservativeCapabilities.imageInput,
+  reasoning: settings?.reasoning ?? conservativeCapabilities.reasoning
+})
+
+const entryFor = (provider: ResolvedProvider, id: string, config: Config): ModelEntry => {
+  const settings = config.providers?.[provider.name]?.models?.[id]
+  return {
+    ref: `${provider.name}/${id}`,
+    id,
+    provider,
+    capabilities: capabilitiesFrom(settings),
+    listed: settings !== undefined
+  }
+}
+
+export const configuredProviderNames = (config: Config): ReadonlyArray<string> => Object.keys(config.providers ?? {})
+
+export const knownProviderNames = (config: Config): ReadonlyArray<string> => [
+  ...new Set([...configuredProviderNames(config), ...builtinProviders.map((provider) => provider.name)])
+]
+
+export const noProviderMessage = (configFile: string): string =>
+  `no model provider is configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY or OLLAMA_HOST, ` +
+  `or add a provider to ${configFile} (see "Configure a provider" in the README)`
+
+const hasCredentials = (apiKeyEnv: ReadonlyArray<string>, env: Env): boolean =>
+  apiKeyEnv.some((name) => nonEmpty(env[name]) !== undefined)
+
+/** Parses "provider/model" (the model id may itself contain slashes) or a bare model id. */
+const resolveRef = (
+  ref: string,
+  source: string,
+  config: Config,
+  env: Env
+): Either.Either<ModelEntry, ConfigError> => {
+  const slash = ref.indexOf("/")
+  if (slash > 0 && slash < ref.length - 1) {
+    const providerName = ref.slice(0, slash)
+    const provider = resolveProvider(providerName, config, env)
+    if (provider === undefined) {
+      return Either.left(
+        new ConfigError({
+          message: `${source}: unknown provider '${providerName}' in '${ref}' (known: ${knownProviderNames(config).join(", ")})`
+        })
+      )
+    }
+    return Either.right(entryFor(provider, ref.slice(slash + 1), config))
+  }
+  if (ref.trim() === "" || slash >= 0) {
+    return Either.left(new ConfigError({ message: `${source}: expected PROVIDER/MODEL, got '${ref}'` }))
+  }
+  const candidates = configuredProviderNames(config).filter((name) => config.providers?.[name]?.models?.[ref] !== undefined)
+  const [only] = candidates
+  if (candidates.length === 1 && only !== undefined) {
+    const provider = resolveProvider(only, config, env)
+    if (provider !== undefined) return Either.right(entryFor(provider, ref, config))
+  }
+  return Either.left(
+    new ConfigError({
+      message:
+        candidates.length === 0
+          ? `${source}: no configured provider lists the model '${ref}'; name it as PROVIDER/MODEL`
+          : `${source}: the model '${ref}' is offered by several providers (${candidates.join(", ")}); name it as PROVIDER/MODEL`
+    })
+  )
+}
+
+export interface ModelChoice {
+  /** From --model; wins over config.json. */
+  readonly flag?: string | undefined
+  readonly config: Config
+  readonly configFile: string
+  readonly env: Env
+}
+
+/** Picks the model for a session: --model, then config.json "model", then the first detectable provider. */
+export const resolveModel = ({ flag, config, configFile, env }: ModelChoice): Either.Either<ModelEntry, ConfigError> => {
+  if (flag !== undefined) return resolveRef(flag, "--model", config, env)
+  if (config.model !== undefined) return resolveRef(config.model, `${configFile}: model`, config, env)
+  const configured = configuredProviderNames(config).flatMap((name) =>
+    Object.keys(config.providers?.[name]?.models ?? {}).map((id) => `${name}/${id}`)
+  )
+  const [onlyConfigured] = configured
+  if (configured.length === 1 && onlyConfigured !== undefined) {
+    return resolveRef(onlyConfigured, configFile, config, env)
+  }
+  if (configured.length > 1) {
+    return Either.left(
+      new ConfigError({
+        message: `${configFile}: several models are configured (${configured.join(", ")}); choose one with "model" or --model`
+      })
+    )
+  }
+  for (const builtin of builtinProviders) {
+    const detected =
+      builtin.apiKeyEnv.length === 0 ? nonEmpty(env[builtin.baseURLEnv]) !== undefined : hasCredentials(builtin.apiKeyEnv, env)
+    if (!detected) continue
+    if (builtin.defaultModel === undefined) {
+      return Either.left(
+        new ConfigError({ message: `${builtin.baseURLEnv} is set but no model is named: pass --model ${builtin.name}/MODEL` })
+      )
+    }
+    return resolveRef(`${builtin.name}/${builtin.defaultModel}`, builtin.apiKeyEnv[0] ?? builtin.baseURLEnv, config, env)
+  }
+  return Either.left(new ConfigError({ message: noProviderMessage(configFile) }))
+}
+
+/** The API key for a provider, read from the environment at the moment it is needed. */
+export const readApiKey = (provider: ResolvedProvider, env: Env): string | undefined => {
+  for (const name of provider.apiKeyEnv) {
+    const value = nonEmpty(env[name])
+    if (value !== undefined) return value
+  }
+  return undefined
+}

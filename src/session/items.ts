@@ -1,0 +1,86 @@
+/**
+ * Crystal's own provider-neutral transcript records. Every adapter maps these to its wire format
+ * and back; nothing outside providers/ knows a wire format.
+ */
+import * as Schema from "effect/Schema"
+
+/** Provider-owned state that must travel back unchanged (signatures, encrypted reasoning, item ids). */
+export const OpaqueState = Schema.Struct({
+  protocol: Schema.String,
+  data: Schema.Unknown
+})
+export type OpaqueState = typeof OpaqueState.Type
+
+export const ImageRef = Schema.Struct({
+  sha256: Schema.String,
+  mime: Schema.String,
+  marker: Schema.optional(Schema.String)
+})
+export type ImageRef = typeof ImageRef.Type
+
+export const ReasoningPart = Schema.Struct({
+  text: Schema.String,
+  opaque: Schema.optional(OpaqueState)
+})
+export type ReasoningPart = typeof ReasoningPart.Type
+
+export const ToolCall = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  /** Parsed JSON arguments as the model sent them. */
+  arguments: Schema.Unknown,
+  opaque: Schema.optional(OpaqueState)
+})
+export type ToolCall = typeof ToolCall.Type
+
+export const Usage = Schema.Struct({
+  inputTokens: Schema.Number,
+  outputTokens: Schema.Number,
+  cachedInputTokens: Schema.optional(Schema.Number),
+  reasoningTokens: Schema.optional(Schema.Number)
+})
+export type Usage = typeof Usage.Type
+
+export const FinishReason = Schema.Literal("stop", "tool_calls", "length", "content_filter", "cancelled", "other")
+export type FinishReason = typeof FinishReason.Type
+
+export const UserMessage = Schema.TaggedStruct("user", {
+  id: Schema.String,
+  text: Schema.String,
+  images: Schema.optional(Schema.Array(ImageRef))
+})
+export type UserMessage = typeof UserMessage.Type
+
+export const AssistantMessage = Schema.TaggedStruct("assistant", {
+  id: Schema.String,
+  text: Schema.String,
+  reasoning: Schema.optional(Schema.Array(ReasoningPart)),
+  toolCalls: Schema.optional(Schema.Array(ToolCall)),
+  /** "provider/model" that produced this message: reasoning state is only replayed to the same one. */
+  model: Schema.String,
+  finishReason: Schema.optional(FinishReason),
+  usage: Schema.optional(Usage),
+  /** The stream ended early (cancelled or cut): the text is what arrived before that. */
+  incomplete: Schema.optional(Schema.Boolean)
+})
+export type AssistantMessage = typeof AssistantMessage.Type
+
+export const ToolResult = Schema.TaggedStruct("tool_result", {
+  id: Schema.String,
+  callId: Schema.String,
+  name: Schema.String,
+  text: Schema.String,
+  images: Schema.optional(Schema.Array(ImageRef)),
+  isError: Schema.Boolean
+})
+export type ToolResult = typeof ToolResult.Type
+
+/** A note for the operator and the record; never sent to the model. */
+export const Note = Schema.TaggedStruct("note", {
+  id: Schema.String,
+  text: Schema.String
+})
+export type Note = typeof Note.Type
+
+export const TranscriptItem = Schema.Union(UserMessage, AssistantMessage, ToolResult, Note)
+export type TranscriptItem = typeof TranscriptItem.Type

@@ -1,0 +1,23 @@
+import { defineConfig } from "vitest/config"
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          testTimeout: 20_000
+        }
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000
+        }
+      }
+    ]
+  }
+})
