@@ -134,16 +134,16 @@ const resolveRef = (
 }
 
 export interface ModelChoice {
-  /** From --model; wins over config.json. */
-  readonly flag?: string | undefined
+  /** An explicit choice (--model, or the model of a resumed session) and where it came from, for errors. */
+  readonly requested?: { readonly ref: string; readonly source: string } | undefined
   readonly config: Config
   readonly configFile: string
   readonly env: Env
 }
 
-/** Picks the model for a session: --model, then config.json "model", then the first detectable provider. */
-export const resolveModel = ({ flag, config, configFile, env }: ModelChoice): Either.Either<ModelEntry, ConfigError> => {
-  if (flag !== undefined) return resolveRef(flag, "--model", config, env)
+/** Picks the model for a session: the explicit choice, then config.json "model", then the first detectable provider. */
+export const resolveModel = ({ requested, config, configFile, env }: ModelChoice): Either.Either<ModelEntry, ConfigError> => {
+  if (requested !== undefined) return resolveRef(requested.ref, requested.source, config, env)
   if (config.model !== undefined) return resolveRef(config.model, `${configFile}: model`, config, env)
   const configured = configuredProviderNames(config).flatMap((name) =>
     Object.keys(config.providers?.[name]?.models ?? {}).map((id) => `${name}/${id}`)
@@ -172,6 +172,16 @@ export const resolveModel = ({ flag, config, configFile, env }: ModelChoice): Ei
   }
   return Either.left(new ConfigError({ message: noProviderMessage(configFile) }))
 }
+
+/** Fails before anything is sent or saved when the provider needs a key the environment lacks. */
+export const checkCredentials = (entry: ModelEntry, env: Env): Either.Either<ModelEntry, ConfigError> =>
+  entry.provider.apiKeyEnv.length === 0 || readApiKey(entry.provider, env) !== undefined
+    ? Either.right(entry)
+    : Either.left(
+        new ConfigError({
+          message: `provider '${entry.provider.name}' needs an API key: set ${entry.provider.apiKeyEnv.join(" or ")} in the environment`
+        })
+      )
 
 /** The API key for a provider, read from the environment at the moment it is needed. */
 export const readApiKey = (provider: ResolvedProvider, env: Env): string | undefined => {

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
+import { chatSetup, requestFor } from "./fixtures.ts"
+
+const textChunk = (text: string) =>
+  `data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`
+
+/** Generous for a loaded CI machine, yet far below the seconds the server would keep going. */
+const promptlyMs = 500
+
+describe("openai-chat adapter: interruption", () => {
+  it.scopedLive("interrupting mid-stream closes the connection at once", () =>
+    Effect.gen(function* () {
+      const { fake, model, client } = yield* chatSetup()
+      fake.script([
+        {
+          kind: "raw",
+          headers: { "content-type": "text/event-stream" },
+          chunks: [textChunk("first"), textChunk("second")],
+          chunkDelayMs: 10_000
+        }
+      ])
+      const firstText = yield* Deferred.make<void>()
+      const fiber = yield* client.stream(requestFor(model)).pipe(
+        Stream.runForEach((event) => (event.type === "text_delta" ? Deferred.succeed(firstText, undefined) : Effect.void)),
+        Effect.fork
+      )
+      yield* Deferred.await(firstText)
+      const started = Date.now()
+      yield* Fiber.interrupt(fiber)
+      const request = yield* Effect.promise(() => fake.waitForRequest(1))
+      const closed = yield* Effect.promise(() => request.closed)
+      expect(closed.beforeReplyFinished).toBe(true)
+      expect(closed.at - started).toBeLessThan(promptlyMs)
+    })
+  )
+
+  it.scopedLive("interrupting while the model thinks aborts the request", () =>
+    Effect.gen(function* () {
+      const { fake, model, client } = yield* chatSetup()
+      fake.script([{ text: "late", delayMs: 10_000 }])
+      const fiber = yield* client.stream(requestFor(model)).pipe(Stream.runDrain, Effect.fork)
+      const request = yield* Effect.promise(() => fake.waitForRequest(1, { timeoutMs: 5_000 }))
+      const started = Date.now()
+      yield* Fiber.interrupt(fiber)
+      const closed = yield* Effect.promise(() => request.closed)
+      expect(closed.beforeReplyFinished).toBe(true)
+      expect(closed.at - started).toBeLessThan(promptlyMs)
+    })
+  )
+})
