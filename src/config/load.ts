@@ -5,6 +5,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { writeFileAtomic } from "../files/atomic.ts"
 import { ConfigError } from "./errors.ts"
+import { locateJsonSyntaxError } from "./json-syntax.ts"
 import { Config, configDefaults, legacyKeys } from "./schema.ts"
 
 export interface LoadedConfig {
@@ -19,20 +20,29 @@ const decodeConfig = Schema.decodeUnknownEither(Config, { errors: "all" })
 export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
   path.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join("")
 
-/** One line per problem, each naming the field and what was expected. */
-export const describeParseError = (error: ParseResult.ParseError): ReadonlyArray<string> =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) =>
-    issue.path.length === 0 ? issue.message : `${formatPath(issue.path)}: ${issue.message}`
-  )
-
-const jsonErrorLocation = (text: string, message: string): string => {
-  const match = /position (\d+)/.exec(message)
-  if (match === null) return ""
-  const offset = Number(match[1])
-  const before = text.slice(0, offset)
-  const line = before.split("\n").length
-  const column = offset - before.lastIndexOf("\n")
-  return ` at line ${line}, column ${column}`
+/** Issues grouped per field: a union's alternatives become one "expected A or B" line. */
+export const describeParseError = (error: ParseResult.ParseError): ReadonlyArray<string> => {
+  const groups = new Map<string, { path: ReadonlyArray<PropertyKey>; expected: Array<string>; actual?: string; other: Array<string> }>()
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const key = formatPath(issue.path)
+    const group = groups.get(key) ?? { path: issue.path, expected: [], other: [] }
+    groups.set(key, group)
+    const typeMismatch = /^Expected (.*), actual (.*)$/s.exec(issue.message)
+    if (issue._tag === "Type" && typeMismatch !== null) {
+      // Optional fields add an "Expected undefined" alternative that only confuses.
+      if (typeMismatch[1] !== "undefined") group.expected.push(typeMismatch[1] ?? "")
+      group.actual = typeMismatch[2] ?? ""
+    } else {
+      group.other.push(issue.message)
+    }
+  }
+  // A group left with no alternatives held only the "undefined" of an optional parent whose real problem is nested.
+  const useful = [...groups.entries()].filter(([, group]) => group.expected.length > 0 || group.other.length > 0)
+  return useful.map(([key, group]) => {
+    const message =
+      group.other[0] ?? `expected ${group.expected.join(" or ")}, got ${group.actual ?? "something else"}`
+    return key === "" ? message : `${key}: ${message}`
+  })
 }
 
 export const parseConfigText = (file: string, text: string): Either.Either<LoadedConfig, ConfigError> => {
@@ -40,8 +50,9 @@ export const parseConfigText = (file: string, text: string): Either.Either<Loade
   try {
     json = JSON.parse(text)
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
-    return Either.left(new ConfigError({ message: `${file}: not valid JSON${jsonErrorLocation(text, message)} (${message})` }))
+    const problem = locateJsonSyntaxError(text)
+    const where = problem === undefined ? ` (${error instanceof Error ? error.message : String(error)})` : ` at line ${problem.line}, column ${problem.column}: unexpected ${problem.found}`
+    return Either.left(new ConfigError({ message: `${file}: not valid JSON${where}` }))
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     return Either.left(new ConfigError({ message: `${file}: expected a JSON object at the top level` }))
