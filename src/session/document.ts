@@ -1,0 +1,37 @@
+import * as Schema from "effect/Schema"
+import { TranscriptItem, Usage } from "./items.ts"
+
+export const Mode = Schema.Literal("plan", "work")
+export type Mode = typeof Mode.Type
+
+export const SessionDocument = Schema.Struct({
+  version: Schema.Literal(1),
+  id: Schema.String,
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+  /** Real path of the workspace the session works in. */
+  workspace: Schema.String,
+  title: Schema.optional(Schema.String),
+  /** "provider/model" used by the latest turn. */
+  model: Schema.String,
+  mode: Mode,
+  /** The active system message, exactly as last sent. */
+  system: Schema.optional(Schema.String),
+  items: Schema.Array(TranscriptItem),
+  /** Sum over the session's model responses. */
+  usage: Usage
+})
+export type SessionDocument = typeof SessionDocument.Type
+
+export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0 }
+
+export const addUsage = (total: Usage, more: Usage): Usage => ({
+  inputTokens: total.inputTokens + more.inputTokens,
+  outputTokens: total.outputTokens + more.outputTokens,
+  ...(total.cachedInputTokens !== undefined || more.cachedInputTokens !== undefined
+    ? { cachedInputTokens: (total.cachedInputTokens ?? 0) + (more.cachedInputTokens ?? 0) }
+    : {}),
+  ...(total.reasoningTokens !== undefined || more.reasoningTokens !== undefined
+    ? { reasoningTokens: (total.reasoningTokens ?? 0) + (more.reasoningTokens ?? 0) }
+    : {})
+})

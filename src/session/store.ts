@@ -1,0 +1,181 @@
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { describeParseError } from "../config/load.ts"
+import { writeFileAtomic } from "../files/atomic.ts"
+import { SessionDocument, emptyUsage, type Mode } from "./document.ts"
+import { newSessionId } from "./ids.ts"
+
+export class SessionError extends Schema.TaggedError<SessionError>()("SessionError", {
+  message: Schema.String
+}) {}
+
+export interface SessionSummary {
+  readonly id: string
+  readonly workspace: string
+  readonly title: string | undefined
+  readonly model: string
+  readonly createdAt: string
+  readonly updatedAt: string
+  readonly messageCount: number
+}
+
+export interface UnreadableSession {
+  readonly file: string
+  readonly reason: string
+}
+
+export interface SessionListing {
+  readonly sessions: ReadonlyArray<SessionSummary>
+  readonly unreadable: ReadonlyArray<UnreadableSession>
+}
+
+export interface NewSession {
+  readonly workspace: string
+  readonly model: string
+  readonly mode: Mode
+}
+
+export interface SessionStoreShape {
+  readonly dir: string
+  readonly create: (init: NewSession) => Effect.Effect<SessionDocument, SessionError>
+  /** Atomic, owner-only; stamps updatedAt and returns the document as saved. */
+  readonly save: (doc: SessionDocument) => Effect.Effect<SessionDocument, SessionError>
+  /** By full id or an unambiguous prefix of one. */
+  readonly load: (idOrPrefix: string) => Effect.Effect<SessionDocument, SessionError>
+  /** Newest first; files that fail to parse are reported, never touched. */
+  readonly list: () => Effect.Effect<SessionListing, SessionError>
+  readonly latestForWorkspace: (workspace: string) => Effect.Effect<Option.Option<SessionDocument>, SessionError>
+}
+
+const decodeDocument = Schema.decodeUnknownEither(SessionDocument)
+
+const sessionFileName = (id: string): string => `${id}.json`
+
+const messageCount = (doc: SessionDocument): number =>
+  doc.items.filter((item) => item._tag === "user" || item._tag === "assistant").length
+
+const summarize = (doc: SessionDocument): SessionSummary => ({
+  id: doc.id,
+  workspace: doc.workspace,
+  title: doc.title,
+  model: doc.model,
+  createdAt: doc.createdAt,
+  updatedAt: doc.updatedAt,
+  messageCount: messageCount(doc)
+})
+
+const errorText = (error: unknown): string =>
+  error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error)
+
+export const makeSessionStore = (dir: string): SessionStoreShape => {
+  const fileOf = (id: string) => path.join(dir, sessionFileName(id))
+
+  const readDocument = (file: string): Effect.Effect<SessionDocument, SessionError> =>
+    Effect.tryPromise({
+      try: () => fs.readFile(file, "utf8"),
+      catch: (error) => new SessionError({ message: `${file}: cannot read (${errorText(error)})` })
+    }).pipe(
+      Effect.flatMap((text) => {
+        let json: unknown
+        try {
+          json = JSON.parse(text)
+        } catch {
+          return Effect.fail(new SessionError({ message: `${file}: not valid JSON; the file was left untouched` }))
+        }
+        return decodeDocument(json).pipe(
+          Effect.mapError(
+            (error) =>
+              new SessionError({
+                message: `${file}: not a Crystal session (${describeParseError(error)[0] ?? "invalid"}); the file was left untouched`
+              })
+          )
+        )
+      })
+    )
+
+  const save = (doc: SessionDocument): Effect.Effect<SessionDocument, SessionError> => {
+    const saved: SessionDocument = { ...doc, updatedAt: new Date().toISOString() }
+    return Effect.tryPromise({
+      try: () => writeFileAtomic(fileOf(doc.id), JSON.stringify(saved), { mode: 0o600 }),
+      catch: (error) => new SessionError({ message: `cannot save session ${doc.id} in ${dir} (${errorText(error)})` })
+    }).pipe(Effect.as(saved))
+  }
+
+  const create = (init: NewSession): Effect.Effect<SessionDocument, SessionError> => {
+    const now = new Date()
+    return save({
+      version: 1,
+      id: newSessionId(now),
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      workspace: init.workspace,
+      model: init.model,
+      mode: init.mode,
+      items: [],
+      usage: emptyUsage
+    })
+  }
+
+  const sessionIds = (): Effect.Effect<ReadonlyArray<string>, SessionError> =>
+    Effect.tryPromise({
+      try: () => fs.readdir(dir),
+      catch: (error) => error as NodeJS.ErrnoException
+    }).pipe(
+      Effect.map((names) => names.filter((name) => name.endsWith(".json") && !name.startsWith(".")).map((name) => name.slice(0, -5))),
+      Effect.catchAll((error) =>
+        error.code === "ENOENT"
+          ? Effect.succeed([])
+          : Effect.fail(new SessionError({ message: `cannot list sessions in ${dir} (${errorText(error)})` }))
+      )
+    )
+
+  const load = (idOrPrefix: string): Effect.Effect<SessionDocument, SessionError> =>
+    Effect.gen(function* () {
+      const ids = yield* sessionIds()
+      const exact = ids.find((id) => id === idOrPrefix)
+      const matches = exact !== undefined ? [exact] : ids.filter((id) => id.startsWith(idOrPrefix))
+      const [only] = matches
+      if (idOrPrefix === "" || only === undefined) {
+        return yield* new SessionError({ message: `no session '${idOrPrefix}' in ${dir} (list them with 'crystal sessions list')` })
+      }
+      if (matches.length > 1) {
+        return yield* new SessionError({
+          message: `'${idOrPrefix}' matches ${matches.length} sessions (${matches.slice(0, 5).join(", ")}${matches.length > 5 ? ", ..." : ""}); give more of the id`
+        })
+      }
+      return yield* readDocument(fileOf(only))
+    })
+
+  const list = (): Effect.Effect<SessionListing, SessionError> =>
+    Effect.gen(function* () {
+      const ids = yield* sessionIds()
+      const results = yield* Effect.forEach(ids, (id) => Effect.either(readDocument(fileOf(id))), { concurrency: 8 })
+      const sessions: Array<SessionSummary> = []
+      const unreadable: Array<UnreadableSession> = []
+      results.forEach((result, index) => {
+        if (result._tag === "Right") sessions.push(summarize(result.right))
+        else unreadable.push({ file: fileOf(ids[index] ?? ""), reason: result.left.message })
+      })
+      sessions.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))
+      return { sessions, unreadable }
+    })
+
+  const latestForWorkspace = (workspace: string): Effect.Effect<Option.Option<SessionDocument>, SessionError> =>
+    list().pipe(
+      Effect.flatMap(({ sessions }) => {
+        const latest = sessions.find((session) => session.workspace === workspace)
+        return latest === undefined ? Effect.succeedNone : Effect.asSome(load(latest.id))
+      })
+    )
+
+  return { dir, create, save, load, list, latestForWorkspace }
+}
+
+export class SessionStore extends Context.Tag("crystal/SessionStore")<SessionStore, SessionStoreShape>() {
+  static readonly layer = (dir: string): Layer.Layer<SessionStore> => Layer.succeed(SessionStore, makeSessionStore(dir))
+}

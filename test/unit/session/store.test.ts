@@ -1,0 +1,72 @@
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import { describe, expect, it } from "vitest"
+import { isSessionId } from "../../../src/session/ids.ts"
+import { makeSessionStore } from "../../../src/session/store.ts"
+import { tempDir } from "../../support/temp.ts"
+
+const run = Effect.runPromise
+
+describe("SessionStore", () => {
+  it("creates, saves and loads a session with owner-only files", async () => {
+    const home = await tempDir()
+    const store = makeSessionStore(path.join(home, "sessions"))
+    const created = await run(store.create({ workspace: "/w", model: "local/m", mode: "work" }))
+    expect(isSessionId(created.id)).toBe(true)
+    const saved = await run(store.save({ ...created, items: [{ _tag: "user", id: "1", text: "hello" }] }))
+    const loaded = await run(store.load(created.id))
+    expect(loaded).toEqual(saved)
+    const file = path.join(home, "sessions", `${created.id}.json`)
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600)
+    expect((await fs.stat(path.join(home, "sessions"))).mode & 0o777).toBe(0o700)
+  })
+
+  it("loads by an unambiguous prefix and explains an ambiguous one", async () => {
+    const store = makeSessionStore(path.join(await tempDir(), "sessions"))
+    const a = await run(store.create({ workspace: "/w", model: "m/m", mode: "work" }))
+    const b = await run(store.create({ workspace: "/w", model: "m/m", mode: "work" }))
+    // The ids differ in their random tail; all but its last digit is (almost surely) unique.
+    expect((await run(store.load(a.id.slice(0, -1)))).id).toBe(a.id)
+    expect(b.id.slice(0, 8)).toBe(a.id.slice(0, 8))
+    const common = a.id.slice(0, 8)
+    const result = await run(Effect.either(store.load(common)))
+    expect(Either.isLeft(result) && result.left.message).toMatch(/matches 2 sessions/)
+    const missing = await run(Effect.either(store.load("nope")))
+    expect(Either.isLeft(missing) && missing.left.message).toMatch(/no session 'nope'/)
+  })
+
+  it("lists newest first and reports unreadable files without touching them", async () => {
+    const dir = path.join(await tempDir(), "sessions")
+    const store = makeSessionStore(dir)
+    const older = await run(store.create({ workspace: "/a", model: "m/m", mode: "work" }))
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const newer = await run(store.create({ workspace: "/b", model: "m/m", mode: "work" }))
+    const broken = path.join(dir, "20200101-000000-000000.json")
+    await fs.writeFile(broken, "{ not json")
+    const listing = await run(store.list())
+    expect(listing.sessions.map((session) => session.id)).toEqual([newer.id, older.id])
+    expect(listing.unreadable).toEqual([{ file: broken, reason: `${broken}: not valid JSON; the file was left untouched` }])
+    expect(await fs.readFile(broken, "utf8")).toBe("{ not json")
+  })
+
+  it("finds the latest session of a workspace", async () => {
+    const store = makeSessionStore(path.join(await tempDir(), "sessions"))
+    expect(Option.isNone(await run(store.latestForWorkspace("/w")))).toBe(true)
+    const first = await run(store.create({ workspace: "/w", model: "m/m", mode: "work" }))
+    await run(store.create({ workspace: "/other", model: "m/m", mode: "work" }))
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    await run(store.save(first))
+    expect(Option.getOrThrow(await run(store.latestForWorkspace("/w"))).id).toBe(first.id)
+  })
+
+  it("rejects a file that is JSON but not a session", async () => {
+    const dir = path.join(await tempDir(), "sessions")
+    await fs.mkdir(dir, { recursive: true })
+    await fs.writeFile(path.join(dir, "20200101-000000-abcdef.json"), '{"version": 1}')
+    const result = await run(Effect.either(makeSessionStore(dir).load("20200101-000000-abcdef")))
+    expect(Either.isLeft(result) && result.left.message).toMatch(/not a Crystal session \(id: /)
+  })
+})
