@@ -1,0 +1,33 @@
+/**
+ * The runtime choice, in one file: run the program's main fiber on the platform we are on, turn
+ * SIGINT/SIGTERM into interruption (so scopes close, processes die, sessions save), and exit with
+ * the program's code. A second signal while shutting down exits at once.
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import { writeStderr } from "../src/cli/output.ts"
+
+const signalExitCode = (signal: NodeJS.Signals): number => (signal === "SIGTERM" ? 143 : 130)
+
+export const runMain = (program: Effect.Effect<number>): void => {
+  const fiber = Effect.runFork(program)
+  let received: NodeJS.Signals | undefined
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (received !== undefined) process.exit(signalExitCode(signal))
+    received = signal
+    Effect.runFork(Fiber.interrupt(fiber))
+  }
+  process.on("SIGINT", onSignal)
+  process.on("SIGTERM", onSignal)
+  fiber.addObserver((exit) => {
+    if (Exit.isSuccess(exit)) process.exit(exit.value)
+    if (!Exit.isInterrupted(exit)) {
+      // Not a user error (those are handled and become exit codes): a bug, so show everything.
+      writeStderr(`crystal: internal error\n${Cause.pretty(exit.cause)}\n`)
+      process.exit(70)
+    }
+    process.exit(received === undefined ? 130 : signalExitCode(received))
+  })
+}

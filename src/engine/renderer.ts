@@ -1,0 +1,34 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type { AssistantMessage, ToolCall, ToolResult, Usage } from "../session/items.ts"
+
+export interface SessionInfo {
+  readonly id: string
+  readonly model: string
+  readonly workspace: string
+  readonly resumed: boolean
+}
+
+export interface RetryInfo {
+  readonly attempt: number
+  readonly maxAttempts: number
+  readonly delayMs: number
+  readonly reason: string
+}
+
+/** Where the events of a turn go: a terminal view, or JSON lines for scripts. */
+export interface RendererShape {
+  readonly sessionStarted: (info: SessionInfo) => Effect.Effect<void>
+  readonly textDelta: (text: string) => Effect.Effect<void>
+  readonly reasoningDelta: (text: string) => Effect.Effect<void>
+  /** A model response is complete (its text, reasoning and tool calls are final). */
+  readonly assistantMessage: (message: AssistantMessage) => Effect.Effect<void>
+  readonly toolStarted: (call: ToolCall) => Effect.Effect<void>
+  readonly toolFinished: (result: ToolResult, durationMs: number) => Effect.Effect<void>
+  readonly retrying: (info: RetryInfo) => Effect.Effect<void>
+  readonly note: (text: string) => Effect.Effect<void>
+  readonly finished: (summary: { readonly sessionId: string; readonly usage: Usage }) => Effect.Effect<void>
+  readonly failed: (message: string) => Effect.Effect<void>
+}
+
+export class Renderer extends Context.Tag("crystal/Renderer")<Renderer, RendererShape>() {}

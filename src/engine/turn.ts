@@ -1,0 +1,232 @@
+/**
+ * The turn loop: stream a response → render it → run its tool calls → feed the results back →
+ * repeat until the model answers without tool calls. Whatever happens (error, cut stream,
+ * interruption), the session keeps what was complete and stays consistent for the next turn.
+ */
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Stream from "effect/Stream"
+import type { ProviderError } from "../providers/errors.ts"
+import { ModelClient, type ModelEvent } from "../providers/model-client.ts"
+import type { ModelEntry } from "../providers/catalog.ts"
+import { retryStream } from "../providers/retry.ts"
+import { addUsage, emptyUsage } from "../session/document.ts"
+import { newItemId } from "../session/ids.ts"
+import type { AssistantMessage, FinishReason, ReasoningPart, ToolCall, ToolResult, Usage } from "../session/items.ts"
+import type { SessionError } from "../session/store.ts"
+import { Conversation } from "./conversation.ts"
+import { executeToolCall } from "./executor.ts"
+import { Operator } from "./operator.ts"
+import { Renderer } from "./renderer.ts"
+import { Toolbox, toolDefinitions } from "./toolbox.ts"
+
+export interface TurnSettings {
+  readonly model: ModelEntry
+  readonly system: string
+  /** Model requests allowed before the operator is asked whether to go on. */
+  readonly maxSteps: number
+}
+
+export type TurnOutcome =
+  | { readonly _tag: "Answered"; readonly steps: number; readonly usage: Usage }
+  | { readonly _tag: "StepLimit"; readonly steps: number; readonly usage: Usage }
+
+export type TurnError = ProviderError | SessionError
+
+/** What has arrived of one response so far; kept outside the stream so a failure can still save it. */
+class ResponseDraft {
+  text = ""
+  readonly reasoning: Array<ReasoningPart> = []
+  private openReasoning: string | undefined
+  readonly toolCalls: Array<ToolCall> = []
+  usage: Usage | undefined
+  finishReason: FinishReason | undefined
+
+  apply(event: ModelEvent): void {
+    switch (event.type) {
+      case "text_delta":
+        this.text += event.text
+        return
+      case "reasoning_delta":
+        this.openReasoning = (this.openReasoning ?? "") + event.text
+        return
+      case "reasoning_end":
+        this.reasoning.push({ text: this.openReasoning ?? "", ...(event.opaque === undefined ? {} : { opaque: event.opaque }) })
+        this.openReasoning = undefined
+        return
+      case "tool_call":
+        this.toolCalls.push({
+          id: event.id,
+          name: event.name,
+          arguments: event.arguments,
+          ...(event.opaque === undefined ? {} : { opaque: event.opaque })
+        })
+        return
+      case "usage":
+        this.usage = event.usage
+        return
+      case "finish":
+        this.finishReason = event.reason
+        return
+    }
+  }
+
+  isEmpty(): boolean {
+    return this.text === "" && this.reasoning.length === 0 && this.openReasoning === undefined && this.toolCalls.length === 0
+  }
+
+  toMessage(model: string, incomplete: boolean): AssistantMessage {
+    const reasoning = this.openReasoning === undefined ? this.reasoning : [...this.reasoning, { text: this.openReasoning }]
+    return {
+      _tag: "assistant",
+      id: newItemId(),
+      text: this.text,
+      model,
+      ...(reasoning.length > 0 ? { reasoning } : {}),
+      // A cut stream may have delivered half a tool call: only complete responses keep their calls.
+      ...(!incomplete && this.toolCalls.length > 0 ? { toolCalls: this.toolCalls } : {}),
+      ...(this.finishReason !== undefined ? { finishReason: this.finishReason } : incomplete ? { finishReason: "cancelled" as const } : {}),
+      ...(this.usage !== undefined ? { usage: this.usage } : {}),
+      ...(incomplete ? { incomplete: true } : {})
+    }
+  }
+}
+
+const recordMessage = (message: AssistantMessage) =>
+  Effect.gen(function* () {
+    const conversation = yield* Conversation
+    yield* conversation.append(message)
+    if (message.usage !== undefined) {
+      const usage = message.usage
+      yield* conversation.update((doc) => ({ ...doc, model: message.model, usage: addUsage(doc.usage, usage) }))
+    } else {
+      yield* conversation.update((doc) => ({ ...doc, model: message.model }))
+    }
+  })
+
+/** One model request, rendered as it streams; the response is in the transcript when this returns. */
+const respond = (settings: TurnSettings) =>
+  Effect.gen(function* () {
+    const client = yield* ModelClient
+    const renderer = yield* Renderer
+    const conversation = yield* Conversation
+    const toolbox = yield* Toolbox
+    const doc = yield* conversation.document
+    const request = {
+      system: settings.system,
+      items: doc.items,
+      tools: toolDefinitions(toolbox.tools),
+      model: settings.model
+    }
+    const draft = new ResponseDraft()
+    const events = retryStream(() => client.stream(request), {
+      onRetry: (info) =>
+        renderer.retrying({
+          attempt: info.attempt,
+          maxAttempts: info.maxAttempts,
+          delayMs: info.delayMs,
+          reason: info.error.message
+        })
+    })
+    yield* events.pipe(
+      Stream.runForEach((event) => {
+        draft.apply(event)
+        if (event.type === "text_delta") return renderer.textDelta(event.text)
+        if (event.type === "reasoning_delta") return renderer.reasoningDelta(event.text)
+        return Effect.void
+      }),
+      Effect.onExit((exit) =>
+        Exit.isSuccess(exit) || draft.isEmpty()
+          ? Effect.void
+          : recordMessage(draft.toMessage(settings.model.ref, true)).pipe(Effect.zipRight(conversation.save), Effect.ignore)
+      )
+    )
+    const message = draft.toMessage(settings.model.ref, false)
+    yield* recordMessage(message)
+    yield* conversation.save
+    yield* renderer.assistantMessage(message)
+    return message
+  })
+
+const cancelledResult = (call: ToolCall): ToolResult => ({
+  _tag: "tool_result",
+  id: newItemId(),
+  callId: call.id,
+  name: call.name,
+  text: "cancelled by the operator before it finished",
+  isError: true
+})
+
+/** Runs the calls in order; if interrupted, every call still gets a result so the transcript stays valid. */
+const runToolCalls = (calls: ReadonlyArray<ToolCall>) =>
+  Effect.gen(function* () {
+    const renderer = yield* Renderer
+    const conversation = yield* Conversation
+    const toolbox = yield* Toolbox
+    const answered = new Set<string>()
+    const runAll = Effect.forEach(
+      calls,
+      (call) =>
+        Effect.gen(function* () {
+          yield* renderer.toolStarted(call)
+          const started = Date.now()
+          const output = yield* executeToolCall(call, toolbox)
+          const result: ToolResult = {
+            _tag: "tool_result",
+            id: newItemId(),
+            callId: call.id,
+            name: call.name,
+            text: output.text,
+            isError: output.isError === true,
+            ...(output.images !== undefined && output.images.length > 0 ? { images: output.images } : {})
+          }
+          answered.add(call.id)
+          yield* conversation.append(result)
+          yield* renderer.toolFinished(result, Date.now() - started)
+        }),
+      { discard: true }
+    )
+    yield* runAll.pipe(
+      Effect.onInterrupt(() =>
+        conversation
+          .append(...calls.filter((call) => !answered.has(call.id)).map(cancelledResult))
+          .pipe(Effect.zipRight(conversation.save), Effect.ignore)
+      )
+    )
+    yield* conversation.save
+  })
+
+export const runTurn = (text: string, settings: TurnSettings) =>
+  Effect.gen(function* () {
+    const conversation = yield* Conversation
+    const operator = yield* Operator
+    const renderer = yield* Renderer
+    yield* conversation.append({ _tag: "user", id: newItemId(), text })
+    yield* conversation.update((doc) => ({ ...doc, system: settings.system }))
+    yield* conversation.save
+    let steps = 0
+    let budget = settings.maxSteps
+    let usage: Usage = emptyUsage
+    for (;;) {
+      const message = yield* respond(settings)
+      steps++
+      if (message.usage !== undefined) usage = addUsage(usage, message.usage)
+      const calls = message.toolCalls ?? []
+      if (calls.length === 0) return { _tag: "Answered", steps, usage } satisfies TurnOutcome
+      yield* runToolCalls(calls)
+      if (steps >= budget) {
+        const goOn = yield* operator.confirm(
+          `The model has made ${steps} requests in this turn. Let it continue for ${settings.maxSteps} more?`,
+          false
+        )
+        if (!goOn) {
+          const note = `Turn stopped after ${steps} model requests (maxSteps is ${settings.maxSteps} in config.json); the tool results so far are saved. Send another message to continue.`
+          yield* conversation.append({ _tag: "note", id: newItemId(), text: note })
+          yield* conversation.save
+          yield* renderer.note(note)
+          return { _tag: "StepLimit", steps, usage } satisfies TurnOutcome
+        }
+        budget += settings.maxSteps
+      }
+    }
+  })
