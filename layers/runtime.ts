@@ -9,6 +9,20 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import { writeStderr } from "../src/cli/output.ts"
 
+interface BunUnsafe {
+  readonly unsafe?: { readonly setJITPolicy?: (scale: number) => void }
+}
+
+/**
+ * The compiled binary starts with a lazy JIT (scripts/build.ts: --compile-jit-policy) because
+ * start-up code runs once and rarely repays compiling it. Once the session is under way, the
+ * normal policy comes back for the code that does run hot (streaming, search, large files).
+ */
+export const startupComplete = (): void => {
+  const bun = (globalThis as { readonly Bun?: BunUnsafe }).Bun
+  bun?.unsafe?.setJITPolicy?.(1)
+}
+
 const signalExitCode = (signal: NodeJS.Signals): number => (signal === "SIGTERM" ? 143 : 130)
 
 export const runMain = (program: Effect.Effect<number>): void => {

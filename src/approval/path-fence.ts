@@ -2,7 +2,7 @@
  * The path fence: every path a tool touches is resolved to a real path (symlinks and `..` included)
  * and checked against the workspace and the directories granted to the session.
  */
-import * as fs from "node:fs/promises"
+import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
@@ -36,17 +36,27 @@ const isWithin = (root: string, candidate: string): boolean => {
   return candidate.startsWith(prefix)
 }
 
-/** Real path of `target`, or of its deepest existing ancestor joined with the rest (for new files). */
-export const realPathAllowingMissing = async (target: string): Promise<string> => {
+/**
+ * Real path of `target`, or of its deepest existing ancestor joined with the rest (for new files).
+ * A dangling symbolic link is followed, because writing through it would create its target.
+ */
+export const realPathAllowingMissing = (target: string): string => {
   const missing: Array<string> = []
   let current = target
+  let hops = 0
   for (;;) {
     try {
-      const real = await fs.realpath(current)
-      return missing.length === 0 ? real : path.join(real, ...missing.reverse())
+      const real = fs.realpathSync(current)
+      return missing.length === 0 ? real : path.join(real, ...[...missing].reverse())
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (code !== "ENOENT" && code !== "ENOTDIR") throw error
+      const link = readLinkOrUndefined(current)
+      if (link !== undefined) {
+        if (++hops > 40) throw new Error("too many levels of symbolic links")
+        current = path.resolve(path.dirname(current), link)
+        continue
+      }
       const parent = path.dirname(current)
       if (parent === current) return target
       missing.push(path.basename(current))
@@ -55,17 +65,29 @@ export const realPathAllowingMissing = async (target: string): Promise<string> =
   }
 }
 
+const readLinkOrUndefined = (file: string): string | undefined => {
+  try {
+    return fs.readlinkSync(file)
+  } catch {
+    return undefined
+  }
+}
+
 const expandHome = (input: string): string =>
   input === "~" ? os.homedir() : input.startsWith("~/") ? path.join(os.homedir(), input.slice(2)) : input
 
-export const makePathFence = async (
+/**
+ * Path checks are a few metadata syscalls each, so they run synchronously: simpler, and faster
+ * than a thread-pool round trip per call. Throws when the workspace itself cannot be resolved.
+ */
+export const makePathFence = (
   workspace: string,
   grants: ReadonlyArray<{ readonly dir: string; readonly access: Access }> = []
-): Promise<PathFence> => {
-  const realWorkspace = await fs.realpath(workspace)
+): PathFence => {
+  const realWorkspace = fs.realpathSync(workspace)
   const realGrants: Array<Grant> = [{ root: realWorkspace, access: "write" }]
   for (const grant of grants) {
-    realGrants.push({ root: await realPathAllowingMissing(path.resolve(grant.dir)), access: grant.access })
+    realGrants.push({ root: realPathAllowingMissing(path.resolve(grant.dir)), access: grant.access })
   }
 
   const display = (real: string): string => {
@@ -77,11 +99,11 @@ export const makePathFence = async (
     realGrants.some((grant) => isWithin(grant.root, real) && (access === "read" || grant.access === "write"))
 
   const resolve = (input: string, access: Access): Effect.Effect<FencedPath, ToolError> =>
-    Effect.tryPromise({
-      try: async () => {
+    Effect.try({
+      try: () => {
         if (input.includes("\0")) throw new Error("the path contains a NUL byte")
         const absolute = path.resolve(realWorkspace, expandHome(input))
-        return { absolute, real: await realPathAllowingMissing(absolute) }
+        return { absolute, real: realPathAllowingMissing(absolute) }
       },
       catch: (error) => new ToolError({ message: `cannot resolve path '${input}': ${error instanceof Error ? error.message : String(error)}` })
     }).pipe(

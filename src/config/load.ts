@@ -1,4 +1,4 @@
-import * as fs from "node:fs/promises"
+import * as fs from "node:fs"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -68,9 +68,10 @@ export const parseConfigText = (file: string, text: string): Either.Either<Loade
 }
 
 /** Reads and validates config.json. A missing file is an empty config; a broken one is an error, never rewritten. */
+/** Read synchronously: it is small, and start-up has nothing else to do meanwhile. */
 export const loadConfig = (file: string): Effect.Effect<LoadedConfig, ConfigError> =>
-  Effect.tryPromise({
-    try: () => fs.readFile(file, "utf8"),
+  Effect.try({
+    try: () => fs.readFileSync(file, "utf8"),
     catch: (error) => error as NodeJS.ErrnoException
   }).pipe(
     Effect.map((text): Either.Either<LoadedConfig, ConfigError> => parseConfigText(file, text)),

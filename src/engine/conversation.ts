@@ -2,35 +2,69 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import type { SessionDocument } from "../session/document.ts"
 import type { TranscriptItem } from "../session/items.ts"
 import { SessionStore, type SessionError } from "../session/store.ts"
 
-/** The active session: its document in memory, saved through the SessionStore after every change that matters. */
+/**
+ * The active session: its document in memory, written behind the turn. `save` schedules a write
+ * and returns at once, so a model request never waits for the disk; writes are serialised and
+ * coalesced (the newest document wins), and `flush` waits for them. Closing the layer's scope
+ * flushes, so an ending or interrupted session is always on disk.
+ */
 export interface ConversationShape {
   readonly document: Effect.Effect<SessionDocument>
   readonly append: (...items: ReadonlyArray<TranscriptItem>) => Effect.Effect<void>
   readonly update: (change: (doc: SessionDocument) => SessionDocument) => Effect.Effect<void>
-  readonly save: Effect.Effect<void, SessionError>
+  readonly save: Effect.Effect<void>
+  /** Everything saved so far is on disk when this succeeds; it fails with the error of the last write. */
+  readonly flush: Effect.Effect<void, SessionError>
 }
 
 export class Conversation extends Context.Tag("crystal/Conversation")<Conversation, ConversationShape>() {
-  static readonly layer = (initial: SessionDocument): Layer.Layer<Conversation, never, SessionStore> =>
-    Layer.effect(
-      Conversation,
-      Effect.gen(function* () {
-        const store = yield* SessionStore
-        const ref = yield* Ref.make(initial)
-        const update = (change: (doc: SessionDocument) => SessionDocument) => Ref.update(ref, change)
-        return {
-          document: Ref.get(ref),
-          append: (...items) => update((doc) => ({ ...doc, items: [...doc.items, ...items] })),
-          update,
-          save: Ref.get(ref).pipe(
+  /** The conversation lives as long as the scope it is made in; closing it flushes. */
+  static readonly make = (initial: SessionDocument): Effect.Effect<ConversationShape, never, SessionStore | Scope.Scope> =>
+    Effect.gen(function* () {
+      const store = yield* SessionStore
+      const ref = yield* Ref.make(initial)
+      const scope = yield* Effect.scope
+      const writing = yield* Effect.makeSemaphore(1)
+      let requested = 0
+      let written = 0
+      const update = (change: (doc: SessionDocument) => SessionDocument) => Ref.update(ref, change)
+
+      const writeLatest: Effect.Effect<void, SessionError> = writing.withPermits(1)(
+        Effect.suspend(() => {
+          if (written >= requested) return Effect.void
+          const target = requested
+          return Ref.get(ref).pipe(
             Effect.flatMap(store.save),
-            Effect.flatMap((saved) => Ref.update(ref, (doc) => ({ ...doc, updatedAt: saved.updatedAt })))
+            Effect.flatMap((saved) => Ref.update(ref, (doc) => ({ ...doc, updatedAt: saved.updatedAt }))),
+            Effect.tap(() => {
+              written = Math.max(written, target)
+            })
           )
-        }
-      })
-    )
+        })
+      )
+
+      const save = Effect.suspend(() => {
+        requested++
+        // A failed background write is retried and reported by the next flush.
+        return Effect.forkIn(Effect.ignore(writeLatest), scope)
+      }).pipe(Effect.asVoid)
+
+      yield* Effect.addFinalizer(() => Effect.ignore(writeLatest))
+
+      return {
+        document: Ref.get(ref),
+        append: (...items: ReadonlyArray<TranscriptItem>) => update((doc) => ({ ...doc, items: [...doc.items, ...items] })),
+        update,
+        save,
+        flush: writeLatest
+      } satisfies ConversationShape
+    })
+
+  static readonly layer = (initial: SessionDocument): Layer.Layer<Conversation, never, SessionStore> =>
+    Layer.scoped(Conversation, Conversation.make(initial))
 }

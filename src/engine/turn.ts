@@ -138,7 +138,7 @@ const respond = (settings: TurnSettings) =>
       Effect.onExit((exit) =>
         Exit.isSuccess(exit) || draft.isEmpty()
           ? Effect.void
-          : recordMessage(draft.toMessage(settings.model.ref, true)).pipe(Effect.zipRight(conversation.save), Effect.ignore)
+          : recordMessage(draft.toMessage(settings.model.ref, true)).pipe(Effect.zipRight(conversation.save))
       )
     )
     const message = draft.toMessage(settings.model.ref, false)
@@ -190,7 +190,7 @@ const runToolCalls = (calls: ReadonlyArray<ToolCall>) =>
       Effect.onInterrupt(() =>
         conversation
           .append(...calls.filter((call) => !answered.has(call.id)).map(cancelledResult))
-          .pipe(Effect.zipRight(conversation.save), Effect.ignore)
+          .pipe(Effect.zipRight(conversation.save))
       )
     )
     yield* conversation.save
@@ -212,7 +212,10 @@ export const runTurn = (text: string, settings: TurnSettings) =>
       steps++
       if (message.usage !== undefined) usage = addUsage(usage, message.usage)
       const calls = message.toolCalls ?? []
-      if (calls.length === 0) return { _tag: "Answered", steps, usage } satisfies TurnOutcome
+      if (calls.length === 0) {
+        yield* conversation.flush
+        return { _tag: "Answered", steps, usage } satisfies TurnOutcome
+      }
       yield* runToolCalls(calls)
       if (steps >= budget) {
         const goOn = yield* operator.confirm(
@@ -222,7 +225,7 @@ export const runTurn = (text: string, settings: TurnSettings) =>
         if (!goOn) {
           const note = `Turn stopped after ${steps} model requests (maxSteps is ${settings.maxSteps} in config.json); the tool results so far are saved. Send another message to continue.`
           yield* conversation.append({ _tag: "note", id: newItemId(), text: note })
-          yield* conversation.save
+          yield* conversation.flush
           yield* renderer.note(note)
           return { _tag: "StepLimit", steps, usage } satisfies TurnOutcome
         }

@@ -2,11 +2,13 @@ import * as Effect from "effect/Effect"
 import type { ModelEntry } from "./catalog.ts"
 import { ProviderError } from "./errors.ts"
 import type { ModelClientShape } from "./model-client.ts"
+import { preconnect } from "./preconnect.ts"
 
 type Env = Readonly<Record<string, string | undefined>>
 
 /** The adapter for the entry's wire protocol, loaded on first use so no SDK is on the start-up path it does not need. */
 export const makeModelClient = (entry: ModelEntry, env: Env): Effect.Effect<ModelClientShape, ProviderError> => {
+  preconnect(entry.provider.baseURL)
   switch (entry.provider.protocol) {
     case "openai-chat":
       return Effect.promise(() => import("./openai-chat.ts")).pipe(Effect.map((adapter) => adapter.makeOpenAIChatClient(entry, env)))

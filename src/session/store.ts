@@ -42,7 +42,8 @@ export interface NewSession {
 
 export interface SessionStoreShape {
   readonly dir: string
-  readonly create: (init: NewSession) => Effect.Effect<SessionDocument, SessionError>
+  /** A new document with a fresh id; it reaches the disk with its first save. */
+  readonly create: (init: NewSession) => SessionDocument
   /** Atomic, owner-only; stamps updatedAt and returns the document as saved. */
   readonly save: (doc: SessionDocument) => Effect.Effect<SessionDocument, SessionError>
   /** By full id or an unambiguous prefix of one. */
@@ -106,9 +107,9 @@ export const makeSessionStore = (dir: string): SessionStoreShape => {
     }).pipe(Effect.as(saved))
   }
 
-  const create = (init: NewSession): Effect.Effect<SessionDocument, SessionError> => {
+  const create = (init: NewSession): SessionDocument => {
     const now = new Date()
-    return save({
+    return {
       version: 1,
       id: newSessionId(now),
       createdAt: now.toISOString(),
@@ -118,7 +119,7 @@ export const makeSessionStore = (dir: string): SessionStoreShape => {
       mode: init.mode,
       items: [],
       usage: emptyUsage
-    })
+    }
   }
 
   const sessionIds = (): Effect.Effect<ReadonlyArray<string>, SessionError> =>

@@ -76,7 +76,7 @@ const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow],
   servers.push(fake)
   const home = await tempDir()
   const store = makeSessionStore(path.join(home, "sessions"))
-  const document = await Effect.runPromise(store.create({ workspace: home, model: "local/m", mode: "work" }))
+  const document = store.create({ workspace: home, model: "local/m", mode: "work" })
   const model: ModelEntry = {
     ref: "local/m",
     id: "m",

@@ -1,0 +1,83 @@
+/// <reference types="bun" />
+/**
+ * Start-up cost of the compiled binary, next to an empty compiled Bun program measured in the
+ * same run (runs are interleaved so machine noise hits both alike):
+ *   - `crystal --version`: wall time to exit, and peak RSS;
+ *   - `crystal run`: wall time until its first request reaches a local fake LLM server, and the
+ *     peak RSS of the whole run.
+ * Usage: npm run build && bun scripts/bench/startup.ts [--runs N]
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { preciseNow } from "../../test/support/fake-llm/recorded-request.ts"
+import { startFakeLlm } from "../../test/support/fake-llm/server.ts"
+import { compileEmptyProgram, crystalBinary, median, ms, peakRss, ratio, requireCrystalBinary, rssText, timeProcess } from "./measure.ts"
+
+const runsFlag = process.argv.indexOf("--runs")
+const runs = runsFlag > 0 ? Number(process.argv[runsFlag + 1]) : 30
+const warmup = 3
+
+requireCrystalBinary()
+const empty = compileEmptyProgram()
+
+const home = fs.mkdtempSync(path.join(os.tmpdir(), "crystal-bench-home-"))
+const workspace = fs.mkdtempSync(path.join(os.tmpdir(), "crystal-bench-ws-"))
+fs.writeFileSync(path.join(workspace, "README.md"), "# bench\n")
+const fake = await startFakeLlm()
+fs.writeFileSync(
+  path.join(home, "config.json"),
+  JSON.stringify({
+    model: "local/bench",
+    providers: { local: { protocol: "openai-chat", baseURL: `${fake.url}/v1`, models: { bench: {} } } }
+  })
+)
+const env = { ...process.env, CRYSTAL_HOME: home, NO_COLOR: "1" } as Record<string, string>
+const runArgv = [crystalBinary, "run", "say ok"]
+
+/** Spawn → the fake server has the request in hand. The child then finishes its turn. */
+const timeFirstRequest = async (): Promise<number> => {
+  fake.script([{ text: "ok" }])
+  const seen = fake.requests.length
+  const started = preciseNow()
+  const child = Bun.spawn(runArgv, { cwd: workspace, env, stdout: "ignore", stderr: "ignore", stdin: "ignore" })
+  const request = await fake.waitForRequest(seen + 1, { timeoutMs: 10_000 })
+  const code = await child.exited
+  if (code !== 0) throw new Error(`crystal run exited with ${code}`)
+  return request.receivedAt - started
+}
+
+const times = { empty: [] as Array<number>, version: [] as Array<number>, run: [] as Array<number> }
+for (let i = 0; i < warmup + runs; i++) {
+  const e = await timeProcess([empty])
+  const v = await timeProcess([crystalBinary, "--version"])
+  const r = await timeFirstRequest()
+  if (i < warmup) continue
+  times.empty.push(e)
+  times.version.push(v)
+  times.run.push(r)
+}
+const rss = { empty: [] as Array<number>, version: [] as Array<number>, run: [] as Array<number> }
+for (let i = 0; i < 5; i++) {
+  const e = await peakRss([empty])
+  const v = await peakRss([crystalBinary, "--version"])
+  fake.script([{ text: "ok" }])
+  const r = await peakRss(runArgv, { cwd: workspace, env })
+  if (e === undefined || v === undefined || r === undefined) break
+  rss.empty.push(e)
+  rss.version.push(v)
+  rss.run.push(r)
+}
+await fake.close()
+fs.rmSync(home, { recursive: true, force: true })
+fs.rmSync(workspace, { recursive: true, force: true })
+fs.rmSync(path.dirname(empty), { recursive: true, force: true })
+
+const medianOrUndefined = (values: ReadonlyArray<number>) => (values.length === 0 ? undefined : median(values))
+const t = { empty: median(times.empty), version: median(times.version), run: median(times.run) }
+const m = { empty: medianOrUndefined(rss.empty), version: medianOrUndefined(rss.version), run: medianOrUndefined(rss.run) }
+
+console.log(`startup: ${runs} interleaved runs each (medians), ${os.cpus().length} cores`)
+console.log(`  empty Bun binary             ${ms(t.empty).padStart(9)}            peak RSS ${rssText(m.empty)}`)
+console.log(`  crystal --version            ${ms(t.version).padStart(9)}  ${ratio(t.version, t.empty).padStart(6)} empty  peak RSS ${rssText(m.version)}`)
+console.log(`  crystal run → first request  ${ms(t.run).padStart(9)}  ${ratio(t.run, t.empty).padStart(6)} empty  peak RSS ${rssText(m.run)} (whole run)`)

@@ -1,0 +1,99 @@
+/**
+ * `crystal` on a terminal, for now a plain line-by-line conversation on the same engine as
+ * `crystal run` (the full terminal UI is its own piece of work). Ctrl+C cancels a running turn;
+ * Ctrl+C on an empty prompt, Ctrl+D or /exit leaves.
+ */
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import type { Interface } from "node:readline/promises"
+import { startupComplete } from "../../layers/runtime.ts"
+import { sessionServices } from "../../layers/session.ts"
+import { ConfigError } from "../config/errors.ts"
+import type { OperatorShape } from "../engine/operator.ts"
+import { runTurn } from "../engine/turn.ts"
+import { makeModelClient } from "../providers/registry.ts"
+import type { SessionFlags } from "./flags.ts"
+import { writeStderr } from "./output.ts"
+import { prepareSession } from "./prepare.ts"
+import { makeTextRenderer } from "./render/text.ts"
+import { ExitCode } from "./run-command.ts"
+import { colorWanted, makeStyle } from "./style.ts"
+
+const ask = (rl: Interface, prompt: string): Promise<string | undefined> =>
+  new Promise((resolve) => {
+    const onClose = () => resolve(undefined)
+    rl.once("close", onClose)
+    rl.question(prompt).then(
+      (answer) => {
+        rl.off("close", onClose)
+        resolve(answer)
+      },
+      () => resolve(undefined)
+    )
+  })
+
+const terminalOperator = (rl: Interface): OperatorShape => ({
+  confirm: (question, defaultAnswer) =>
+    Effect.promise(() => ask(rl, `${question} ${defaultAnswer ? "[Y/n]" : "[y/N]"} `)).pipe(
+      Effect.map((answer) => {
+        const normalized = (answer ?? "").trim().toLowerCase()
+        return normalized === "" ? defaultAnswer : normalized === "y" || normalized === "yes"
+      })
+    )
+})
+
+export const chatCommand = (flags: SessionFlags): Effect.Effect<number> =>
+  Effect.gen(function* () {
+    if (flags.format === "json") {
+      return yield* new ConfigError({ message: "--format json is for scripts: use it with `crystal run` or pipe the prompt on stdin" })
+    }
+    const style = makeStyle(colorWanted(true))
+    const prepared = yield* prepareSession(flags, process.cwd(), process.env)
+    const client = yield* makeModelClient(prepared.model, process.env)
+    const readline = yield* Effect.promise(() => import("node:readline/promises"))
+    const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true })
+    const view = makeTextRenderer(style)
+    const services = yield* sessionServices(prepared, client, view, terminalOperator(rl))
+    const id = prepared.document.id
+    writeStderr(
+      style.dim(
+        `Crystal · ${prepared.model.ref} · ${prepared.fence.workspace}\n` +
+          `session ${id}${prepared.resumed ? " (resumed)" : ""} · Ctrl+C cancels a turn · Ctrl+D or /exit leaves\n`
+      )
+    )
+    let turn: Fiber.RuntimeFiber<unknown, unknown> | undefined
+    rl.on("SIGINT", () => {
+      if (turn !== undefined) Effect.runFork(Fiber.interrupt(turn))
+      else if (rl.line === "") rl.close()
+      else rl.write(null, { ctrl: true, name: "u" })
+    })
+    for (;;) {
+      const asking = ask(rl, style.bold("› "))
+      startupComplete()
+      const line = yield* Effect.promise(() => asking)
+      if (line === undefined || line.trim() === "/exit") break
+      if (line.trim() === "") continue
+      const settings = { model: prepared.model, system: prepared.system, maxSteps: prepared.maxSteps }
+      const fiber = Effect.runFork(
+        runTurn(line, settings).pipe(
+          Effect.provide(services),
+          Effect.catchAll((error) => view.failed(error.message)),
+          Effect.onInterrupt(() => view.note("turn cancelled; what was complete is kept"))
+        )
+      )
+      turn = fiber
+      yield* Fiber.await(fiber)
+      turn = undefined
+    }
+    rl.close()
+    writeStderr(style.dim(`session saved · resume it with: crystal --resume ${id}\n`))
+    return ExitCode.ok
+  }).pipe(
+    Effect.scoped,
+    Effect.catchAll((error) =>
+      Effect.sync(() => {
+        writeStderr(`crystal: ${error.message}\n`)
+        return error._tag === "ConfigError" ? ExitCode.usage : ExitCode.failure
+      })
+    )
+  )

@@ -1,0 +1,50 @@
+/**
+ * The full command tree (@effect/cli): help, completions, validation errors, and every command the
+ * start-up fast path does not take. Session flags come from the same table as the fast path.
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { runInvocation } from "./entry.ts"
+import type { Invocation } from "./flags.ts"
+import { ExitCode } from "./run-command.ts"
+import { sessionOptions, toSessionFlags } from "./session-options.ts"
+import { sessionsListCommand } from "./sessions-command.ts"
+
+/** @effect/cli handlers return nothing, so each reports its exit code through `done`. */
+export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<number>, done: (code: number) => void) => {
+  const report = (effect: Effect.Effect<number>) => Effect.map(effect, done)
+  const run = Command.make(
+    "run",
+    {
+      ...sessionOptions,
+      prompt: Args.text({ name: "PROMPT" }).pipe(Args.withDescription("What to do (default: read stdin)"), Args.optional)
+    },
+    (parsed) => report(invoke({ _tag: "Run", prompt: Option.getOrUndefined(parsed.prompt), flags: toSessionFlags(parsed) }))
+  ).pipe(Command.withDescription("Run one prompt to completion without asking anyone, then exit (scripts and CI)"))
+
+  const sessions = Command.make("sessions").pipe(
+    Command.withDescription("Saved sessions"),
+    Command.withSubcommands([sessionsListCommand(done)])
+  )
+
+  return Command.make("crystal", sessionOptions, (parsed) => report(invoke({ _tag: "Chat", flags: toSessionFlags(parsed) }))).pipe(
+    Command.withDescription("A coding agent for the terminal. Without a command: a conversation in the current directory"),
+    Command.withSubcommands([run, sessions])
+  )
+}
+
+export const runFullCli = (argv: ReadonlyArray<string>, version: string): Effect.Effect<number> => {
+  let exitCode: number = ExitCode.ok
+  const tree = commandTree(runInvocation, (code) => {
+    exitCode = code
+  })
+  return Command.run(tree, { name: "Crystal", version })(["crystal", "crystal", ...argv]).pipe(
+    Effect.provide(NodeContext.layer),
+    Effect.map(() => exitCode),
+    // @effect/cli has already printed the validation error with its usage.
+    Effect.catchAll(() => Effect.succeed(ExitCode.usage))
+  )
+}

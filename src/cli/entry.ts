@@ -1,0 +1,27 @@
+import * as Effect from "effect/Effect"
+import { runMain } from "../../layers/runtime.ts"
+import { parseFast } from "./fast-args.ts"
+import type { Invocation } from "./flags.ts"
+import { isTerminal } from "./prompt-input.ts"
+import { runCommand } from "./run-command.ts"
+
+/** Runs what the command line asks for; the exit code comes back as the effect's value. */
+export const runInvocation = (invocation: Invocation): Effect.Effect<number> => {
+  if (invocation._tag === "Run") return runCommand(invocation.prompt, invocation.flags)
+  return Effect.promise(() => isTerminal(0)).pipe(
+    Effect.flatMap((tty) =>
+      tty
+        ? Effect.promise(() => import("./chat.ts")).pipe(Effect.flatMap((chat) => chat.chatCommand(invocation.flags)))
+        : runCommand(undefined, invocation.flags)
+    )
+  )
+}
+
+export const main = (argv: ReadonlyArray<string>, version: string): void => {
+  const fast = parseFast(argv)
+  if (fast !== undefined) {
+    runMain(runInvocation(fast))
+    return
+  }
+  void import("./commands.ts").then((commands) => runMain(commands.runFullCli(argv, version)))
+}

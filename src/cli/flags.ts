@@ -1,0 +1,67 @@
+/**
+ * The session flags shared by `crystal` and `crystal run`, declared once. The @effect/cli tree and
+ * the start-up fast path (fast-args.ts) are both built from this table, and a parity test holds
+ * them to the same results.
+ */
+export type OutputFormat = "text" | "json"
+
+export interface SessionFlags {
+  readonly model: string | undefined
+  readonly disableTool: ReadonlyArray<string>
+  readonly format: OutputFormat
+  readonly resume: string | undefined
+  readonly continue: boolean
+}
+
+export interface FlagSpec {
+  readonly name: string
+  readonly kind: "value" | "repeated" | "choice" | "switch"
+  readonly choices?: ReadonlyArray<string>
+  readonly placeholder?: string
+  readonly description: string
+}
+
+export const sessionFlagSpecs = {
+  model: {
+    name: "model",
+    kind: "value",
+    placeholder: "PROVIDER/MODEL",
+    description: "Model to use, e.g. openai/gpt-5.1 or local/qwen3-coder (default: config.json \"model\", then the first provider found in the environment)"
+  },
+  disableTool: {
+    name: "disable-tool",
+    kind: "repeated",
+    placeholder: "NAME",
+    description: "Remove a built-in tool for this process (repeatable; unknown names refuse to start)"
+  },
+  format: {
+    name: "format",
+    kind: "choice",
+    choices: ["text", "json"],
+    description: "text: the answer on stdout, progress on stderr; json: one JSON event per line on stdout"
+  },
+  resume: {
+    name: "resume",
+    kind: "value",
+    placeholder: "ID",
+    description: "Continue the saved session ID (an unambiguous prefix is enough)"
+  },
+  continue: {
+    name: "continue",
+    kind: "switch",
+    description: "Continue the most recent session of this workspace"
+  }
+} as const satisfies Record<keyof SessionFlags, FlagSpec>
+
+export const defaultSessionFlags: SessionFlags = {
+  model: undefined,
+  disableTool: [],
+  format: "text",
+  resume: undefined,
+  continue: false
+}
+
+/** What the command line asks for, however it was parsed. */
+export type Invocation =
+  | { readonly _tag: "Run"; readonly prompt: string | undefined; readonly flags: SessionFlags }
+  | { readonly _tag: "Chat"; readonly flags: SessionFlags }

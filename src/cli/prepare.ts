@@ -1,0 +1,122 @@
+/**
+ * Everything a session needs before its first turn, checked up front so a bad flag, config or
+ * credential fails before anything is sent or saved.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { makePathFence, type PathFence } from "../approval/path-fence.ts"
+import { ConfigError } from "../config/errors.ts"
+import { loadConfig } from "../config/load.ts"
+import { makeCrystalPaths, type CrystalPaths } from "../config/paths.ts"
+import { configDefaults, type Config } from "../config/schema.ts"
+import { checkCredentials, resolveModel, type ModelEntry } from "../providers/catalog.ts"
+import { workPrompt } from "../prompts/builtin/work.ts"
+import type { SessionDocument } from "../session/document.ts"
+import { makeSessionStore, type SessionStoreShape } from "../session/store.ts"
+import { builtinTools } from "../tools/builtin.ts"
+import type { Tool } from "../tools/tool.ts"
+import type { SessionFlags } from "./flags.ts"
+
+export interface PreparedSession {
+  readonly paths: CrystalPaths
+  readonly config: Config
+  readonly model: ModelEntry
+  readonly store: SessionStoreShape
+  readonly document: SessionDocument
+  readonly resumed: boolean
+  readonly tools: ReadonlyArray<Tool>
+  readonly disabledTools: ReadonlyArray<string>
+  readonly fence: PathFence
+  readonly system: string
+  readonly maxSteps: number
+}
+
+type Env = Readonly<Record<string, string | undefined>>
+
+const fail = (message: string) => Effect.fail(new ConfigError({ message }))
+
+/** SPEC M5: names must be built-in tools; unknown ones refuse to start. Duplicates are harmless. */
+export const validateDisabledTools = (
+  names: ReadonlyArray<string>,
+  available: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<string>, ConfigError> => {
+  const unknown = names.filter((name) => !available.includes(name))
+  return unknown.length === 0
+    ? Effect.succeed([...new Set(names)])
+    : fail(`--disable-tool: unknown tool '${unknown[0]}' (built-in tools: ${available.join(", ")})`)
+}
+
+const realDirectory = (dir: string, what: string) =>
+  Effect.try({
+    try: () => {
+      const real = fs.realpathSync(dir)
+      if (!fs.statSync(real).isDirectory()) throw new Error("not a directory")
+      return real
+    },
+    catch: (error) => new ConfigError({ message: `${what} ${dir} is not an accessible directory (${error instanceof Error ? error.message : String(error)})` })
+  })
+
+const findSession = (store: SessionStoreShape, flags: SessionFlags, workspace: string) =>
+  Effect.gen(function* () {
+    if (flags.resume !== undefined && flags.continue) return yield* fail("--resume and --continue cannot be used together")
+    if (flags.resume !== undefined) {
+      const resumed = yield* store.load(flags.resume).pipe(
+        Effect.mapError((error) => new ConfigError({ message: `--resume: ${error.message}` }))
+      )
+      return Option.some(resumed)
+    }
+    if (!flags.continue) return Option.none<SessionDocument>()
+    const latest = yield* store.latestForWorkspace(workspace)
+    if (Option.isNone(latest)) return yield* fail(`--continue: no earlier session for ${workspace}`)
+    return latest
+  })
+
+export const prepareSession = (flags: SessionFlags, cwd: string, env: Env) =>
+  Effect.gen(function* () {
+    const startDir = yield* realDirectory(cwd, "the current directory")
+    const initialPaths = makeCrystalPaths(startDir, env)
+    const loaded = yield* loadConfig(initialPaths.configFile)
+    const config = loaded.config
+    const disabledTools = yield* validateDisabledTools(flags.disableTool, builtinTools.map((tool) => tool.name))
+    const store = makeSessionStore(initialPaths.sessionsDir)
+    const earlier = yield* findSession(store, flags, startDir)
+    const workspace = Option.isSome(earlier) ? yield* realDirectory(earlier.value.workspace, "the session's workspace") : startDir
+    const paths = workspace === startDir ? initialPaths : makeCrystalPaths(workspace, env)
+    const requested =
+      flags.model !== undefined
+        ? { ref: flags.model, source: "--model" }
+        : Option.isSome(earlier)
+          ? { ref: earlier.value.model, source: `session ${earlier.value.id}` }
+          : undefined
+    const model = yield* resolveModel({ requested, config, configFile: paths.configFile, env }).pipe(
+      Effect.flatMap((entry) => checkCredentials(entry, env))
+    )
+    const document = Option.isSome(earlier)
+      ? earlier.value
+      : store.create({ workspace, model: model.ref, mode: "work" })
+    const tools = builtinTools.filter((tool) => !disabledTools.includes(tool.name))
+    const fence = makePathFence(workspace, [{ dir: path.join(paths.spillDir, document.id), access: "read" }])
+    const system = workPrompt({
+      workspace,
+      platform: `${process.platform} ${process.arch}`,
+      date: new Date().toISOString().slice(0, 10),
+      model: model.ref,
+      tools: tools.map((tool) => tool.name),
+      disabledTools
+    })
+    return {
+      paths,
+      config,
+      model,
+      store,
+      document,
+      resumed: Option.isSome(earlier),
+      tools,
+      disabledTools,
+      fence,
+      system,
+      maxSteps: config.maxSteps ?? configDefaults.maxSteps
+    } satisfies PreparedSession
+  })

@@ -1,0 +1,38 @@
+/**
+ * `crystal run --format json`: one JSON object per line on stdout, nothing else. The shapes are a
+ * public interface (documented in the README): add fields, never rename or remove them.
+ */
+import * as Effect from "effect/Effect"
+import type { RendererShape } from "../../engine/renderer.ts"
+import type { Usage } from "../../session/items.ts"
+import { writeStdout } from "../output.ts"
+
+const emit = (event: Record<string, unknown>) => Effect.sync(() => writeStdout(`${JSON.stringify(event)}\n`))
+
+export const usageJson = (usage: Usage) => ({
+  input_tokens: usage.inputTokens,
+  output_tokens: usage.outputTokens,
+  ...(usage.cachedInputTokens !== undefined ? { cached_input_tokens: usage.cachedInputTokens } : {}),
+  ...(usage.reasoningTokens !== undefined ? { reasoning_tokens: usage.reasoningTokens } : {})
+})
+
+export const jsonRenderer: RendererShape = {
+  sessionStarted: (info) =>
+    emit({ type: "session", id: info.id, model: info.model, workspace: info.workspace, resumed: info.resumed }),
+  textDelta: () => Effect.void,
+  reasoningDelta: () => Effect.void,
+  assistantMessage: (message) =>
+    Effect.gen(function* () {
+      const reasoning = (message.reasoning ?? []).map((part) => part.text).join("\n\n")
+      if (reasoning !== "") yield* emit({ type: "reasoning", text: reasoning })
+      if (message.text !== "") yield* emit({ type: "text", text: message.text })
+    }),
+  toolStarted: (call) => emit({ type: "tool_call", id: call.id, name: call.name, arguments: call.arguments }),
+  toolFinished: (result, durationMs) =>
+    emit({ type: "tool_result", id: result.callId, name: result.name, ok: !result.isError, output: result.text, duration_ms: durationMs }),
+  retrying: (info) =>
+    emit({ type: "retry", attempt: info.attempt, max_attempts: info.maxAttempts, delay_ms: info.delayMs, reason: info.reason }),
+  note: (text) => emit({ type: "note", text }),
+  finished: (summary) => emit({ type: "done", session: summary.sessionId, usage: usageJson(summary.usage) }),
+  failed: (message) => emit({ type: "error", message })
+}

@@ -1,0 +1,74 @@
+/**
+ * `crystal run` in text mode: the assistant's words on stdout (so they can be piped), progress,
+ * reasoning and tool lines on stderr.
+ */
+import * as Effect from "effect/Effect"
+import type { RendererShape } from "../../engine/renderer.ts"
+import { writeStderr, writeStdout } from "../output.ts"
+import type { Style } from "../style.ts"
+import { describeCall, describeResult } from "./summary.ts"
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
+
+export const makeTextRenderer = (style: Style): RendererShape => {
+  // Whether the last thing written to each stream ended a line, so output never runs together.
+  let stdoutAtLineStart = true
+  let stderrAtLineStart = true
+  let reasoning = false
+  const out = (text: string) => {
+    if (text === "") return
+    writeStdout(text)
+    stdoutAtLineStart = text.endsWith("\n")
+  }
+  const err = (text: string) => {
+    if (text === "") return
+    writeStderr(text)
+    stderrAtLineStart = text.endsWith("\n")
+  }
+  const endReasoning = () => {
+    if (!reasoning) return
+    reasoning = false
+    if (!stderrAtLineStart) err("\n")
+  }
+  const line = (text: string) =>
+    Effect.sync(() => {
+      endReasoning()
+      if (!stdoutAtLineStart) out("\n")
+      if (!stderrAtLineStart) err("\n")
+      err(`${text}\n`)
+    })
+  return {
+    sessionStarted: () => Effect.void,
+    textDelta: (text) =>
+      Effect.sync(() => {
+        endReasoning()
+        out(text)
+      }),
+    reasoningDelta: (text) =>
+      Effect.sync(() => {
+        if (!reasoning) {
+          reasoning = true
+          if (!stderrAtLineStart) err("\n")
+          err(style.dim("thinking: "))
+        }
+        err(style.dim(text))
+      }),
+    assistantMessage: () =>
+      Effect.sync(() => {
+        endReasoning()
+        if (!stdoutAtLineStart) out("\n")
+      }),
+    toolStarted: (call) => line(style.cyan(`→ ${describeCall(call)}`)),
+    toolFinished: (result, durationMs) =>
+      line(
+        result.isError
+          ? style.red(`  ✗ ${describeResult(result)}`)
+          : style.dim(`  ✓ ${describeResult(result)} (${durationMs} ms)`)
+      ),
+    retrying: (info) =>
+      line(style.yellow(`${info.reason} — retrying in ${seconds(info.delayMs)} (attempt ${info.attempt + 1} of ${info.maxAttempts})`)),
+    note: (text) => line(style.yellow(text)),
+    finished: () => Effect.sync(endReasoning),
+    failed: (message) => line(style.red(`crystal: ${message}`))
+  }
+}

@@ -1,0 +1,95 @@
+/** `crystal run [PROMPT]` (and a piped `crystal`): one turn loop, then exit with a code that says how it went. */
+import * as Effect from "effect/Effect"
+import { headlessOperator } from "../../layers/headless.ts"
+import { startupComplete } from "../../layers/runtime.ts"
+import { sessionServices } from "../../layers/session.ts"
+import { ConfigError } from "../config/errors.ts"
+import type { RendererShape } from "../engine/renderer.ts"
+import { runTurn } from "../engine/turn.ts"
+import { makeModelClient } from "../providers/registry.ts"
+import type { OutputFormat, SessionFlags } from "./flags.ts"
+import { prepareSession } from "./prepare.ts"
+import { isTerminal, readStdin } from "./prompt-input.ts"
+import { jsonRenderer } from "./render/json.ts"
+import { makeTextRenderer } from "./render/text.ts"
+import { colorWanted, makeStyle } from "./style.ts"
+
+export const ExitCode = { ok: 0, failure: 1, usage: 2 } as const
+
+/** Runs `action` once, when the model's first output reaches the renderer: the end of start-up. */
+const onFirstOutput = (view: RendererShape, action: () => void): RendererShape => {
+  let pending = true
+  const first =
+    <A extends ReadonlyArray<unknown>>(render: (...args: A) => Effect.Effect<void>) =>
+    (...args: A) =>
+      Effect.suspend(() => {
+        if (pending) {
+          pending = false
+          action()
+        }
+        return render(...args)
+      })
+  return {
+    ...view,
+    textDelta: first(view.textDelta),
+    reasoningDelta: first(view.reasoningDelta),
+    assistantMessage: first(view.assistantMessage)
+  }
+}
+
+const rendererFor = (format: OutputFormat): Effect.Effect<RendererShape> =>
+  (format === "json"
+    ? Effect.succeed(jsonRenderer)
+    : Effect.promise(() => isTerminal(2)).pipe(Effect.map((tty) => makeTextRenderer(makeStyle(colorWanted(tty)))))
+  ).pipe(Effect.map((view) => onFirstOutput(view, startupComplete)))
+
+const promptText = (prompt: string | undefined) =>
+  Effect.gen(function* () {
+    if (prompt !== undefined) return prompt
+    if (yield* Effect.promise(() => isTerminal(0))) {
+      return yield* new ConfigError({ message: "crystal run: no prompt; pass it as an argument or pipe it on stdin" })
+    }
+    return yield* Effect.promise(readStdin)
+  }).pipe(
+    Effect.filterOrFail(
+      (text) => text.trim() !== "",
+      () => new ConfigError({ message: "crystal run: the prompt is empty" })
+    )
+  )
+
+export const runCommand = (prompt: string | undefined, flags: SessionFlags): Effect.Effect<number> =>
+  Effect.gen(function* () {
+    const view = yield* rendererFor(flags.format)
+    const program = Effect.gen(function* () {
+      const text = yield* promptText(prompt)
+      const prepared = yield* prepareSession(flags, process.cwd(), process.env)
+      const client = yield* makeModelClient(prepared.model, process.env)
+      const services = yield* sessionServices(prepared, client, view, headlessOperator)
+      yield* view.sessionStarted({
+        id: prepared.document.id,
+        model: prepared.model.ref,
+        workspace: prepared.fence.workspace,
+        resumed: prepared.resumed
+      })
+      const outcome = yield* runTurn(text, {
+        model: prepared.model,
+        system: prepared.system,
+        maxSteps: prepared.maxSteps
+      }).pipe(
+        Effect.provide(services),
+        Effect.onInterrupt(() => view.failed("interrupted; the session keeps what was complete"))
+      )
+      if (outcome._tag === "StepLimit") {
+        yield* view.failed(`stopped at the step limit (${outcome.steps} model requests)`)
+        return ExitCode.failure
+      }
+      yield* view.finished({ sessionId: prepared.document.id, usage: outcome.usage })
+      return ExitCode.ok
+    })
+    return yield* program.pipe(
+      Effect.scoped,
+      Effect.catchAll((error) =>
+        view.failed(error.message).pipe(Effect.as(error._tag === "ConfigError" ? ExitCode.usage : ExitCode.failure))
+      )
+    )
+  })

@@ -1,0 +1,31 @@
+/** The session flags as @effect/cli options, built from the shared table in flags.ts. */
+import * as Options from "@effect/cli/Options"
+import * as Option from "effect/Option"
+import { sessionFlagSpecs as spec, type SessionFlags } from "./flags.ts"
+
+export const sessionOptions = {
+  model: Options.text(spec.model.name).pipe(Options.withDescription(spec.model.description), Options.optional),
+  disableTool: Options.text(spec.disableTool.name).pipe(Options.withDescription(spec.disableTool.description), Options.repeated),
+  format: Options.choice(spec.format.name, spec.format.choices).pipe(
+    Options.withDescription(spec.format.description),
+    Options.withDefault("text" as const)
+  ),
+  resume: Options.text(spec.resume.name).pipe(Options.withDescription(spec.resume.description), Options.optional),
+  continue: Options.boolean(spec.continue.name).pipe(Options.withDescription(spec.continue.description))
+}
+
+export interface ParsedSessionOptions {
+  readonly model: Option.Option<string>
+  readonly disableTool: ReadonlyArray<string>
+  readonly format: "text" | "json"
+  readonly resume: Option.Option<string>
+  readonly continue: boolean
+}
+
+export const toSessionFlags = (parsed: ParsedSessionOptions): SessionFlags => ({
+  model: Option.getOrUndefined(parsed.model),
+  disableTool: parsed.disableTool,
+  format: parsed.format,
+  resume: Option.getOrUndefined(parsed.resume),
+  continue: parsed.continue
+})

@@ -1,0 +1,13 @@
+/**
+ * Entry point. `--version` is answered before anything else is loaded (console.log: process.stdout
+ * is slow to build in a compiled Bun binary); everything else is imported on demand.
+ */
+import pkg from "../package.json" with { type: "json" }
+
+const argv = process.argv.slice(2)
+
+if (argv.length === 1 && argv[0] === "--version") {
+  console.log(pkg.version)
+} else {
+  void import("./cli/entry.ts").then((entry) => entry.main(argv, pkg.version))
+}

@@ -1,0 +1,76 @@
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import { describe, expect, it } from "vitest"
+import { Conversation } from "../../../src/engine/conversation.ts"
+import { makeSessionStore, SessionError, SessionStore, type SessionStoreShape } from "../../../src/session/store.ts"
+import { tempDir } from "../../support/temp.ts"
+
+/** The real store, counting writes and able to fail them. */
+const countingStore = (inner: SessionStoreShape) => {
+  const state = { writes: 0, fail: false }
+  const store: SessionStoreShape = {
+    ...inner,
+    save: (doc) =>
+      Effect.suspend(() => {
+        state.writes++
+        return state.fail ? Effect.fail(new SessionError({ message: "disk full" })) : inner.save(doc)
+      })
+  }
+  return { state, store }
+}
+
+const setup = async () => {
+  const inner = makeSessionStore(path.join(await tempDir(), "sessions"))
+  const { state, store } = countingStore(inner)
+  const doc = inner.create({ workspace: "/w", model: "m/m", mode: "work" })
+  const layer = Conversation.layer(doc).pipe(Layer.provide(Layer.succeed(SessionStore, store)))
+  return { inner, state, doc, layer }
+}
+
+describe("Conversation (write-behind saves)", () => {
+  it("coalesces a burst of saves and flushes the newest document", async () => {
+    const { inner, state, doc, layer } = await setup()
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const conversation = yield* Conversation
+        for (let i = 0; i < 20; i++) {
+          yield* conversation.append({ _tag: "note", id: String(i), text: `n${i}` })
+          yield* conversation.save
+        }
+        yield* conversation.flush
+      }).pipe(Effect.provide(layer))
+    )
+    expect(state.writes).toBeLessThan(20)
+    expect((await Effect.runPromise(inner.load(doc.id))).items).toHaveLength(20)
+  })
+
+  it("writes what was saved when its scope closes, even without a flush", async () => {
+    const { inner, doc, layer } = await setup()
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const conversation = yield* Conversation
+        yield* conversation.append({ _tag: "note", id: "x", text: "kept" })
+        yield* conversation.save
+      }).pipe(Effect.provide(layer))
+    )
+    expect((await Effect.runPromise(inner.load(doc.id))).items).toHaveLength(1)
+  })
+
+  it("reports a failed write on flush and recovers on the next one", async () => {
+    const { state, layer } = await setup()
+    const results = await Effect.runPromise(
+      Effect.gen(function* () {
+        const conversation = yield* Conversation
+        state.fail = true
+        yield* conversation.save
+        const first = yield* Effect.either(conversation.flush)
+        state.fail = false
+        const second = yield* Effect.either(conversation.flush)
+        return [first, second]
+      }).pipe(Effect.provide(layer))
+    )
+    expect(results.map(Either.isLeft)).toEqual([true, false])
+  })
+})
