@@ -71,7 +71,12 @@ export const chatCommand = (flags: SessionFlags): Effect.Effect<number> =>
       const asking = ask(rl, style.bold("› "))
       startupComplete()
       const line = yield* Effect.promise(() => asking)
-      if (line === undefined || line.trim() === "/exit") break
+      if (line === undefined) {
+        // Ctrl+D leaves the cursor after the prompt.
+        writeStderr("\n")
+        break
+      }
+      if (line.trim() === "/exit") break
       if (line.trim() === "") continue
       const settings = { model: prepared.model, system: prepared.system, maxSteps: prepared.maxSteps }
       const fiber = Effect.runFork(

@@ -1,0 +1,43 @@
+/** A real pseudo-terminal through tmux: start a command, type into it, read the screen. */
+import { execFileSync, spawnSync } from "node:child_process"
+
+export const tmuxAvailable = (): boolean => spawnSync("tmux", ["-V"]).status === 0
+
+export interface Terminal {
+  readonly type: (text: string) => void
+  /** tmux key names: "Enter", "C-c", "C-d", ... */
+  readonly press: (...keys: ReadonlyArray<string>) => void
+  readonly screen: () => string
+  readonly waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<string>
+  readonly close: () => void
+}
+
+let counter = 0
+
+const shellQuote = (value: string): string => `'${value.replaceAll("'", "'\\''")}'`
+
+export const openTerminal = (command: ReadonlyArray<string>, options: { readonly cwd: string; readonly env: Record<string, string> }): Terminal => {
+  const name = `crystal-test-${process.pid}-${counter++}`
+  const exports = Object.entries(options.env).map(([key, value]) => `${key}=${shellQuote(value)}`).join(" ")
+  // The shell stays after the command so its exit status and the terminal state can be inspected.
+  const script = `cd ${shellQuote(options.cwd)} && env ${exports} ${command.map(shellQuote).join(" ")}; echo "EXIT=$?"; echo "STTY: $(stty -a | grep -oE -- '(^| )-?(icanon|echo|isig)\\b' | tr -d ' ' | tr '\\n' ' ')"; sleep 60`
+  execFileSync("tmux", ["new-session", "-d", "-s", name, "-x", "100", "-y", "40", "bash", "-c", script])
+  const screen = () => execFileSync("tmux", ["capture-pane", "-t", name, "-p"], { encoding: "utf8" })
+  return {
+    type: (text) => execFileSync("tmux", ["send-keys", "-t", name, "-l", text]),
+    press: (...keys) => execFileSync("tmux", ["send-keys", "-t", name, ...keys]),
+    screen,
+    waitFor: async (pattern, timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const text = screen()
+        if (pattern.test(text)) return text
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} on the screen:\n${text}`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    },
+    close: () => {
+      spawnSync("tmux", ["kill-session", "-t", name])
+    }
+  }
+}
