@@ -1,4 +1,4 @@
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { PathFence } from "../approval/path-fence.ts"
 import type { ImageRef } from "../session/items.ts"
@@ -32,5 +32,28 @@ export interface Tool<F extends Schema.Struct.Fields = Schema.Struct.Fields> {
   readonly run: (args: Schema.Struct.Type<F>, context: ToolContext) => Effect.Effect<ToolOutput, ToolError>
 }
 
+/** What the model sees of a tool: everything but its implementation. */
+export interface ToolSpec<F extends Schema.Struct.Fields = Schema.Struct.Fields> {
+  readonly name: string
+  readonly description: string
+  readonly parameters: ObjectParams<F>
+}
+
 /** Keeps the parameter types of one tool while letting the catalog hold tools of any shape. */
 export const defineTool = <F extends Schema.Struct.Fields>(tool: Tool<F>): Tool => tool as unknown as Tool
+
+/**
+ * A tool whose implementation module is loaded on its first run, so that start-up only evaluates
+ * the definitions the model is offered. `load` imports the module (`import("./read.ts")`) and
+ * gives its run function; it is called once and its result kept. A failing import is a defect.
+ */
+export const lazyTool = <F extends Schema.Struct.Fields>(spec: ToolSpec<F>, load: () => Promise<Tool<F>["run"]>): Tool => {
+  let loading: Promise<Tool<F>["run"]> | undefined
+  const implementation = Effect.promise(() => (loading ??= load()))
+  return defineTool<F>({
+    name: spec.name,
+    description: spec.description,
+    parameters: spec.parameters,
+    run: (args, context) => Effect.flatMap(implementation, (run) => run(args, context))
+  })
+}

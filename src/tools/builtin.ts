@@ -1,0 +1,19 @@
+/**
+ * The built-in tools as offered to the model. Only their definitions (specs.ts) are loaded here;
+ * each implementation module is imported on the tool's first run, so that none of it (nor
+ * node:child_process, the walker or the gitignore compiler) is evaluated at start-up.
+ */
+import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "./specs.ts"
+import { lazyTool, type Tool } from "./tool.ts"
+
+/** The built-in tools, in the order they are offered to the model. */
+export const builtinTools: ReadonlyArray<Tool> = [
+  lazyTool(readSpec, () => import("./read.ts").then((module) => module.readFile)),
+  lazyTool(listSpec, () => import("./list.ts").then((module) => module.listDirectory)),
+  lazyTool(treeSpec, () => import("./tree.ts").then((module) => module.showTree)),
+  lazyTool(globSpec, () => import("./glob.ts").then((module) => module.findFiles)),
+  lazyTool(grepSpec, () => import("./grep.ts").then((module) => (args, context) => module.searchFiles(args, context)))
+]
+
+/** Their names, in the same order. */
+export const builtinToolNames: ReadonlyArray<string> = builtinTools.map((tool) => tool.name)

@@ -1,0 +1,107 @@
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
+import { GlobFilter } from "./gitignore.ts"
+import { decodeForSearch, grepBuiltin } from "./grep-builtin.ts"
+import { formatRecords, GREP_MAX_RECORDS, type GrepRequest, type GrepResult } from "./grep-records.ts"
+import { statOrNotFound } from "./not-found.ts"
+import { findRipgrep, grepWithRipgrep } from "./ripgrep.ts"
+import { ToolError, type ToolContext, type ToolOutput } from "./tool.ts"
+import { capLines, type OutputCaps } from "./truncate.ts"
+import { ignoreRootFor, WalkAborted } from "./walk.ts"
+
+export const GREP_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
+
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+export interface GrepArgs {
+  readonly pattern: string
+  readonly path?: string | undefined
+  readonly glob?: string | undefined
+  readonly ignoreCase?: boolean | undefined
+  readonly context?: number | undefined
+  readonly filesOnly?: boolean | undefined
+}
+
+export interface GrepToolOptions {
+  /** The `rg` program: omitted = look it up on PATH, `null` = always use the built-in search. */
+  readonly ripgrep?: string | null
+}
+
+/** The search without rg, as an interruptible Effect. */
+export const runBuiltinGrep = (request: GrepRequest): Effect.Effect<GrepResult, ToolError> =>
+  Effect.tryPromise({
+    try: (signal) => grepBuiltin(request, signal),
+    catch: (error) =>
+      error instanceof ToolError
+        ? error
+        : error instanceof WalkAborted
+          ? new ToolError({ message: "grep was interrupted" })
+          : new ToolError({ message: `grep failed: ${errorMessage(error)}` })
+  })
+
+/** The search with `rg` when a program is given, falling back to the built-in one if it cannot start. */
+export const runGrep = (ripgrep: string | undefined, request: GrepRequest): Effect.Effect<GrepResult, ToolError> =>
+  ripgrep === undefined
+    ? runBuiltinGrep(request)
+    : grepWithRipgrep(ripgrep, request).pipe(Effect.catchTag("RipgrepUnavailable", () => runBuiltinGrep(request)))
+
+/** Checks the arguments and resolves the target; the request both implementations take. */
+export const prepareGrep = (args: GrepArgs, context: ToolContext): Effect.Effect<{ readonly request: GrepRequest; readonly display: string } | { readonly refused: string }, ToolError> =>
+  Effect.gen(function* () {
+    const { real, display } = yield* context.fence.resolve(args.path ?? ".", "read")
+    if (args.glob !== undefined) {
+      const glob = args.glob
+      yield* Effect.try({ try: () => GlobFilter.make(glob), catch: (error) => new ToolError({ message: `invalid glob ${glob}: ${errorMessage(error)}` }) })
+    }
+    const checked = yield* Effect.tryPromise({
+      try: async () => {
+        const stat = await statOrNotFound(context, real, display, "Path")
+        if (stat.isDirectory()) return { isFile: false, binary: false }
+        if (!stat.isFile()) throw new ToolError({ message: `${display} is not a regular file or directory.` })
+        // An explicitly named binary file: rg would search it anyway, so refuse it here for both.
+        return { isFile: true, binary: decodeForSearch(await fs.readFile(real)) === undefined }
+      },
+      catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: `cannot search ${display}: ${errorMessage(error)}` }))
+    })
+    if (checked.binary) return { refused: `${display} is a binary file; grep searches text files only.` }
+    const request: GrepRequest = {
+      pattern: args.pattern,
+      ignoreCase: args.ignoreCase ?? false,
+      context: args.context ?? 0,
+      filesOnly: args.filesOnly ?? false,
+      glob: args.glob,
+      root: ignoreRootFor(context.fence, real),
+      target: real,
+      targetIsFile: checked.isFile
+    }
+    return { request, display }
+  })
+
+/** The tool's text for a result: formatted, capped (spilling the rest), with notes. */
+export const grepOutput = (context: ToolContext, request: GrepRequest, display: string, result: GrepResult): Effect.Effect<string> =>
+  Effect.gen(function* () {
+    if (result.records.length === 0) {
+      const where = request.glob === undefined ? display : `${display} (files matching ${request.glob})`
+      return `No matches for ${request.pattern} in ${where}; .git, ignored and binary files are skipped.`
+    }
+    const lines = formatRecords(result.records, (file) => context.fence.display(path.join(request.root, file)))
+    const text = yield* capLines(context, "grep", lines, GREP_CAPS, { unit: "lines" })
+    return result.truncated
+      ? `${text}\n[The search stopped after ${GREP_MAX_RECORDS} output lines or 16 MB; narrow the pattern, path or glob.]`
+      : text
+  })
+
+/**
+ * The grep tool (its definition is grepSpec in specs.ts). `options.ripgrep` chooses the search:
+ * omitted (as the tool runs it) = `rg` from PATH if there is one, a path = that program, `null` =
+ * always the built-in search.
+ */
+export const searchFiles = (args: GrepArgs, context: ToolContext, options: GrepToolOptions = {}): Effect.Effect<ToolOutput, ToolError> =>
+  Effect.gen(function* () {
+    const prepared = yield* prepareGrep(args, context)
+    if ("refused" in prepared) return { text: prepared.refused }
+    const ripgrep = options.ripgrep === undefined ? yield* Effect.promise(findRipgrep) : (options.ripgrep ?? undefined)
+    const result = yield* runGrep(ripgrep, prepared.request)
+    return { text: yield* grepOutput(context, prepared.request, prepared.display, result) }
+  })

@@ -1,0 +1,77 @@
+/**
+ * The model-facing definitions of the built-in tools: names, descriptions and parameters, and the
+ * few limits the descriptions mention. Loaded at start-up, so it imports nothing but the
+ * parameter builder; the implementations (read.ts, list.ts, tree.ts, glob.ts, grep.ts) are
+ * imported on a tool's first run (see builtin.ts).
+ */
+import type * as Schema from "effect/Schema"
+import * as P from "./params.ts"
+import type { ToolSpec } from "./tool.ts"
+
+export const READ_MAX_LINES = 2000
+export const READ_MAX_BYTES = 50 * 1024
+export const READ_MAX_LINE_CHARS = 2000
+export const TREE_DEFAULT_DEPTH = 3
+export const GREP_MAX_CONTEXT = 20
+
+/** Checks a definition against ToolSpec while keeping its parameter types. */
+const spec = <F extends Schema.Struct.Fields>(definition: ToolSpec<F>): ToolSpec<F> => definition
+
+export const readSpec = spec({
+  name: "read",
+  description:
+    `Read a text file as numbered lines (\`N<tab>text\`): up to ${READ_MAX_LINES} lines or ${READ_MAX_BYTES / 1024} KB ` +
+    `per call, then a note gives the offset to continue from; lines over ${READ_MAX_LINE_CHARS} characters are cut. ` +
+    "Refuses binary files.",
+  parameters: P.object({
+    path: P.string("File path (relative to the workspace, or absolute)."),
+    offset: P.optional(P.integer("First line, 1-based.", { minimum: 1 })),
+    limit: P.optional(P.integer(`Number of lines (max ${READ_MAX_LINES}).`, { minimum: 1 }))
+  })
+})
+
+export const listSpec = spec({
+  name: "list",
+  description: "List a directory's entries: directories first (ending in /), then files; links as `name -> target`.",
+  parameters: P.object({
+    path: P.optional(P.string("Directory (default: workspace root)."))
+  })
+})
+
+export const treeSpec = spec({
+  name: "tree",
+  description:
+    "Show the directory tree, indented two spaces per level; directories end in /, `…` marks a non-empty directory " +
+    "beyond depth. Skips .git and ignored files (.gitignore, .ignore, .rgignore).",
+  parameters: P.object({
+    path: P.optional(P.string("Directory (default: workspace root).")),
+    depth: P.optional(P.integer(`Levels to show (default ${TREE_DEFAULT_DEPTH}).`, { minimum: 1, maximum: 50 }))
+  })
+})
+
+export const globSpec = spec({
+  name: "glob",
+  description:
+    "Find files by path glob. Returns paths relative to the workspace, sorted; skips .git and ignored files " +
+    "(.gitignore, .ignore, .rgignore).",
+  parameters: P.object({
+    pattern: P.string("Glob relative to `path`; `*` stays within a directory, `**` spans directories, e.g. **/*.ts or src/**/*.{ts,tsx}."),
+    path: P.optional(P.string("Directory to search (default: workspace root)."))
+  })
+})
+
+export const grepSpec = spec({
+  name: "grep",
+  description:
+    "Search file contents with a regular expression (Rust regex syntax, as ripgrep). Output: `path:line:text` per " +
+    "matching line, `path-line-text` for context lines, `--` between separate groups; sorted by path. Skips .git, " +
+    "binary and ignored files (.gitignore, .ignore, .rgignore).",
+  parameters: P.object({
+    pattern: P.string("Regular expression."),
+    path: P.optional(P.string("File or directory (default: workspace root).")),
+    glob: P.optional(P.string("Only files matching this glob: `*.ts` matches at any depth, `src/**/*.ts` is from the workspace root, a `!` prefix excludes.")),
+    ignoreCase: P.optional(P.boolean("Case-insensitive.")),
+    context: P.optional(P.integer("Lines of context before and after each match.", { minimum: 0, maximum: GREP_MAX_CONTEXT })),
+    filesOnly: P.optional(P.boolean("List only paths of matching files."))
+  })
+})
