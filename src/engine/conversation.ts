@@ -1,6 +1,5 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import type { SessionDocument } from "../session/document.ts"
@@ -64,7 +63,4 @@ export class Conversation extends Context.Tag("crystal/Conversation")<Conversati
         flush: writeLatest
       } satisfies ConversationShape
     })
-
-  static readonly layer = (initial: SessionDocument): Layer.Layer<Conversation, never, SessionStore> =>
-    Layer.scoped(Conversation, Conversation.make(initial))
 }

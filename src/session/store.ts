@@ -2,7 +2,6 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { describeParseError } from "../config/load.ts"
@@ -177,6 +176,4 @@ export const makeSessionStore = (dir: string): SessionStoreShape => {
   return { dir, create, save, load, list, latestForWorkspace }
 }
 
-export class SessionStore extends Context.Tag("crystal/SessionStore")<SessionStore, SessionStoreShape>() {
-  static readonly layer = (dir: string): Layer.Layer<SessionStore> => Layer.succeed(SessionStore, makeSessionStore(dir))
-}
+export class SessionStore extends Context.Tag("crystal/SessionStore")<SessionStore, SessionStoreShape>() {}

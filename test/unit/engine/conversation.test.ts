@@ -25,7 +25,7 @@ const setup = async () => {
   const inner = makeSessionStore(path.join(await tempDir(), "sessions"))
   const { state, store } = countingStore(inner)
   const doc = inner.create({ workspace: "/w", model: "m/m", mode: "work" })
-  const layer = Conversation.layer(doc).pipe(Layer.provide(Layer.succeed(SessionStore, store)))
+  const layer = Layer.scoped(Conversation, Conversation.make(doc)).pipe(Layer.provide(Layer.succeed(SessionStore, store)))
   return { inner, state, doc, layer }
 }
 

@@ -93,7 +93,7 @@ const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow],
     Layer.succeed(Operator, { confirm: () => Effect.succeed(confirm) }),
     Layer.succeed(Toolbox, { tools, context: { fence, sessionId: document.id, spill: () => Effect.succeed("/dev/null") } }),
     storeLayer,
-    Conversation.layer(document).pipe(Layer.provide(storeLayer))
+    Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provide(storeLayer))
   )
   const settings: TurnSettings = { model, system: "You are a test.", maxSteps: 5 }
   const turn = (text: string) => runTurn(text, settings).pipe(Effect.provide(layer))
