@@ -86,7 +86,8 @@ const recordStartupProfiles = async (binary: string, dir: string): Promise<Reado
       const order = path.join(dir, run.name)
       const child = Bun.spawn([binary, ...run.argv], {
         cwd: workspace,
-        env: { ...process.env, CRYSTAL_HOME: home, BUN_BYTECODE_ORDER_OUT: order },
+        // NO_PROXY: the fake server is local even when the build goes through a proxy.
+        env: { ...process.env, CRYSTAL_HOME: home, BUN_BYTECODE_ORDER_OUT: order, NO_PROXY: "127.0.0.1,localhost" },
         stdout: "ignore",
         stderr: "pipe"
       })
@@ -145,4 +146,9 @@ const main = async (): Promise<number> => {
   }
 }
 
-process.exit(await main())
+process.exit(
+  await main().catch((error: unknown) => {
+    console.error(`build failed: ${error instanceof Error ? error.message : String(error)}`)
+    return 1
+  })
+)

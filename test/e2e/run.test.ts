@@ -124,6 +124,10 @@ describe("crystal run", () => {
     expect(third.code).toBe(0)
     expect(bodyOf(fake, 2).messages).toHaveLength(6)
     expect(await sessionFiles(sandbox)).toHaveLength(1)
+
+    const listed = await runCrystal(sandbox, ["sessions", "list", "--format", "text"])
+    expect(listed.code).toBe(0)
+    expect(listed.stdout.split("\t").slice(0, 4)).toEqual([id, expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d$/), "6", "local/test-model"])
   })
 
   it("takes the prompt from stdin, and a piped `crystal` behaves like `crystal run`", async () => {
