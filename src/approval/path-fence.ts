@@ -7,6 +7,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { ToolError } from "../tools/tool.ts"
+import type { Scope } from "./classification.ts"
 
 export type Access = "read" | "write"
 
@@ -23,11 +24,20 @@ export interface FencedPath {
   readonly display: string
 }
 
+export interface LocatedPath extends FencedPath {
+  readonly scope: Scope
+}
+
 export interface PathFence {
   readonly workspace: string
   readonly grants: ReadonlyArray<Grant>
+  /** The real path, refused unless the workspace or a grant allows `access` there. Tools use this. */
   readonly resolve: (input: string, access: Access) => Effect.Effect<FencedPath, ToolError>
+  /** The real path and where it lies, refusing nothing. Classification uses this. */
+  readonly locate: (input: string, access: Access) => Effect.Effect<LocatedPath, ToolError>
   readonly display: (real: string) => string
+  /** The same fence with more grants, e.g. the paths of a call the operator approved. */
+  readonly withGrants: (extra: ReadonlyArray<Grant>) => PathFence
 }
 
 const isWithin = (root: string, candidate: string): boolean => {
@@ -76,6 +86,48 @@ const readLinkOrUndefined = (file: string): string | undefined => {
 const expandHome = (input: string): string =>
   input === "~" ? os.homedir() : input.startsWith("~/") ? path.join(os.homedir(), input.slice(2)) : input
 
+const resolveInput = (workspace: string, input: string): Effect.Effect<{ absolute: string; real: string }, ToolError> =>
+  Effect.try({
+    try: () => {
+      if (input.includes("\0")) throw new Error("the path contains a NUL byte")
+      const absolute = path.resolve(workspace, expandHome(input))
+      return { absolute, real: realPathAllowingMissing(absolute) }
+    },
+    catch: (error) => new ToolError({ message: `cannot resolve path '${input}': ${error instanceof Error ? error.message : String(error)}` })
+  })
+
+const fenceFrom = (realWorkspace: string, realGrants: ReadonlyArray<Grant>): PathFence => {
+  const display = (real: string): string => {
+    if (real === realWorkspace) return "."
+    return isWithin(realWorkspace, real) ? path.relative(realWorkspace, real) : real
+  }
+
+  const allows = (real: string, access: Access): boolean =>
+    realGrants.some((grant) => isWithin(grant.root, real) && (access === "read" || grant.access === "write"))
+
+  const scopeOf = (real: string, access: Access): Scope =>
+    isWithin(realWorkspace, real) ? "workspace" : allows(real, access) ? "granted" : "outside"
+
+  const locate = (input: string, access: Access): Effect.Effect<LocatedPath, ToolError> =>
+    Effect.map(resolveInput(realWorkspace, input), ({ real }) => ({ real, display: display(real), scope: scopeOf(real, access) }))
+
+  const resolve = (input: string, access: Access): Effect.Effect<FencedPath, ToolError> =>
+    Effect.flatMap(resolveInput(realWorkspace, input), ({ absolute, real }) => {
+      if (allows(real, access)) return Effect.succeed({ real, display: display(real) })
+      const via = real === absolute ? "" : ` (through a symbolic link it resolves to ${real})`
+      const where = access === "read" ? "readable directories" : "writable directories"
+      return Effect.fail(
+        new ToolError({
+          message: `'${input}' is outside the workspace ${realWorkspace} and the ${where} granted to this session${via}; ${access} refused`
+        })
+      )
+    })
+
+  const withGrants = (extra: ReadonlyArray<Grant>): PathFence => fenceFrom(realWorkspace, [...realGrants, ...extra])
+
+  return { workspace: realWorkspace, grants: realGrants, resolve, locate, display, withGrants }
+}
+
 /**
  * Path checks are a few metadata syscalls each, so they run synchronously: simpler, and faster
  * than a thread-pool round trip per call. Throws when the workspace itself cannot be resolved.
@@ -85,39 +137,8 @@ export const makePathFence = (
   grants: ReadonlyArray<{ readonly dir: string; readonly access: Access }> = []
 ): PathFence => {
   const realWorkspace = fs.realpathSync(workspace)
-  const realGrants: Array<Grant> = [{ root: realWorkspace, access: "write" }]
-  for (const grant of grants) {
-    realGrants.push({ root: realPathAllowingMissing(path.resolve(grant.dir)), access: grant.access })
-  }
-
-  const display = (real: string): string => {
-    if (real === realWorkspace) return "."
-    return isWithin(realWorkspace, real) ? path.relative(realWorkspace, real) : real
-  }
-
-  const allows = (real: string, access: Access): boolean =>
-    realGrants.some((grant) => isWithin(grant.root, real) && (access === "read" || grant.access === "write"))
-
-  const resolve = (input: string, access: Access): Effect.Effect<FencedPath, ToolError> =>
-    Effect.try({
-      try: () => {
-        if (input.includes("\0")) throw new Error("the path contains a NUL byte")
-        const absolute = path.resolve(realWorkspace, expandHome(input))
-        return { absolute, real: realPathAllowingMissing(absolute) }
-      },
-      catch: (error) => new ToolError({ message: `cannot resolve path '${input}': ${error instanceof Error ? error.message : String(error)}` })
-    }).pipe(
-      Effect.flatMap(({ absolute, real }) => {
-        if (allows(real, access)) return Effect.succeed({ real, display: display(real) })
-        const via = real === absolute ? "" : ` (through a symbolic link it resolves to ${real})`
-        const where = access === "read" ? "readable directories" : "writable directories"
-        return Effect.fail(
-          new ToolError({
-            message: `'${input}' is outside the workspace ${realWorkspace} and the ${where} granted to this session${via}; ${access} refused`
-          })
-        )
-      })
-    )
-
-  return { workspace: realWorkspace, grants: realGrants, resolve, display }
+  return fenceFrom(realWorkspace, [
+    { root: realWorkspace, access: "write" },
+    ...grants.map((grant) => ({ root: realPathAllowingMissing(path.resolve(grant.dir)), access: grant.access }))
+  ])
 }

@@ -2,6 +2,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { compileGlob } from "./gitignore.ts"
+import { globBaseInput, splitGlobPattern } from "./glob-pattern.ts"
 import { ToolError, type ToolContext, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
 import { ignoreRootFor, walk, WalkAborted, WalkDir } from "./walk.ts"
@@ -9,32 +10,6 @@ import { ignoreRootFor, walk, WalkAborted, WalkDir } from "./walk.ts"
 export const GLOB_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
 
 const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
-/** Characters that make a path segment a glob; a backslash escape is left to the glob compiler. */
-const GLOB_SEGMENT = /[*?[{\\]/
-
-export interface GlobPattern {
-  /**
-   * The fixed leading directory part: the `/`-separated segments before the first one holding a
-   * glob character (`* ? [ {`, or a `\` escape). "" when the pattern starts with a glob, `/` for
-   * a glob right under the root; kept as written (`../x`, `/abs/dir`, `./src`). For a pattern
-   * without any glob character, the whole pattern.
-   */
-  readonly base: string
-  /** The rest, matched against paths relative to `base`; undefined when the pattern has no glob. */
-  readonly glob: string | undefined
-}
-
-/** Splits a glob pattern into the directory to walk and the glob to match under it. */
-export const splitGlobPattern = (pattern: string): GlobPattern => {
-  const segments = pattern.split("/")
-  const first = segments.findIndex((segment) => GLOB_SEGMENT.test(segment))
-  if (first === -1) return { base: pattern, glob: undefined }
-  const fixed = segments.slice(0, first)
-  const base = fixed.join("/")
-  // `/*.ts`: the only fixed segment is the empty one before the leading slash.
-  return { base: base === "" && fixed.length > 0 ? "/" : base, glob: segments.slice(first).join("/") }
-}
 
 const isFileOrLinkToFile = async (kind: string, full: string): Promise<boolean> => {
   if (kind === "file") return true
@@ -58,7 +33,7 @@ export const findFiles = (args: { readonly pattern: string; readonly path?: stri
     const searchInput = args.path ?? "."
     // A pattern may start with a fixed directory part (`src/`, `../lib/`, `/abs/dir/`): walk only that.
     const split = splitGlobPattern(pattern)
-    const baseInput = split.base === "" ? searchInput : path.isAbsolute(split.base) ? split.base : path.join(searchInput, split.base)
+    const baseInput = globBaseInput(split, searchInput)
     const base = yield* context.fence.resolve(baseInput, "read")
     const noMatch = { text: `No files match ${pattern} in ${context.fence.display(base.real)} (.git and ignored files are skipped).` }
 

@@ -5,6 +5,8 @@
  * imported on a tool's first run (see builtin.ts).
  */
 import type * as Schema from "effect/Schema"
+import { classifyPaths } from "../approval/classify-paths.ts"
+import { globBaseInput, splitGlobPattern } from "./glob-pattern.ts"
 import * as P from "./params.ts"
 import type { ToolSpec } from "./tool.ts"
 
@@ -27,7 +29,8 @@ export const readSpec = spec({
     path: P.string("File path (relative to the workspace, or absolute)."),
     offset: P.optional(P.integer("First line, 1-based.", { minimum: 1 })),
     limit: P.optional(P.integer(`Number of lines (max ${READ_MAX_LINES}).`, { minimum: 1 }))
-  })
+  }),
+  classify: (args, context) => classifyPaths("read", "read", [args.path], context)
 })
 
 export const listSpec = spec({
@@ -35,7 +38,8 @@ export const listSpec = spec({
   description: "List a directory's entries: directories first (ending in /), then files; links as `name -> target`.",
   parameters: P.object({
     path: P.optional(P.string("Directory (default: workspace root)."))
-  })
+  }),
+  classify: (args, context) => classifyPaths("list", "read", [args.path ?? "."], context)
 })
 
 export const treeSpec = spec({
@@ -46,7 +50,8 @@ export const treeSpec = spec({
   parameters: P.object({
     path: P.optional(P.string("Directory (default: workspace root).")),
     depth: P.optional(P.integer(`Levels to show (default ${TREE_DEFAULT_DEPTH}).`, { minimum: 1, maximum: 50 }))
-  })
+  }),
+  classify: (args, context) => classifyPaths("tree", "read", [args.path ?? "."], context)
 })
 
 export const globSpec = spec({
@@ -57,7 +62,8 @@ export const globSpec = spec({
   parameters: P.object({
     pattern: P.string("Glob relative to `path`; `*` stays within a directory, `**` spans directories, e.g. **/*.ts or src/**/*.{ts,tsx}."),
     path: P.optional(P.string("Directory to search (default: workspace root)."))
-  })
+  }),
+  classify: (args, context) => classifyPaths("glob", "read", [globBaseInput(splitGlobPattern(args.pattern.trim()), args.path ?? ".")], context)
 })
 
 export const grepSpec = spec({
@@ -73,5 +79,6 @@ export const grepSpec = spec({
     ignoreCase: P.optional(P.boolean("Case-insensitive.")),
     context: P.optional(P.integer("Lines of context before and after each match.", { minimum: 0, maximum: GREP_MAX_CONTEXT })),
     filesOnly: P.optional(P.boolean("List only paths of matching files."))
-  })
+  }),
+  classify: (args, context) => classifyPaths("grep", "read", [args.path ?? "."], context)
 })

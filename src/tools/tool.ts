@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import type { Classification } from "../approval/classification.ts"
 import type { PathFence } from "../approval/path-fence.ts"
 import type { ImageRef } from "../session/items.ts"
 import type { ObjectParams } from "./params.ts"
@@ -25,18 +26,20 @@ export interface ToolContext {
   readonly spill: (toolName: string, text: string) => Effect.Effect<string, ToolError>
 }
 
-export interface Tool<F extends Schema.Struct.Fields = Schema.Struct.Fields> {
-  readonly name: string
-  readonly description: string
-  readonly parameters: ObjectParams<F>
-  readonly run: (args: Schema.Struct.Type<F>, context: ToolContext) => Effect.Effect<ToolOutput, ToolError>
-}
-
-/** What the model sees of a tool: everything but its implementation. */
+/** What the model sees of a tool, and how the host classifies a call before anything runs. */
 export interface ToolSpec<F extends Schema.Struct.Fields = Schema.Struct.Fields> {
   readonly name: string
   readonly description: string
   readonly parameters: ObjectParams<F>
+  /**
+   * The host's classification of a call (SPEC A1), computed from the decoded arguments alone:
+   * it must not run anything. An error here (e.g. an unresolvable path) fails the call.
+   */
+  readonly classify: (args: Schema.Struct.Type<F>, context: ToolContext) => Effect.Effect<Classification, ToolError>
+}
+
+export interface Tool<F extends Schema.Struct.Fields = Schema.Struct.Fields> extends ToolSpec<F> {
+  readonly run: (args: Schema.Struct.Type<F>, context: ToolContext) => Effect.Effect<ToolOutput, ToolError>
 }
 
 /** Keeps the parameter types of one tool while letting the catalog hold tools of any shape. */
@@ -51,9 +54,7 @@ export const lazyTool = <F extends Schema.Struct.Fields>(spec: ToolSpec<F>, load
   let loading: Promise<Tool<F>["run"]> | undefined
   const implementation = Effect.promise(() => (loading ??= load()))
   return defineTool<F>({
-    name: spec.name,
-    description: spec.description,
-    parameters: spec.parameters,
+    ...spec,
     run: (args, context) => Effect.flatMap(implementation, (run) => run(args, context))
   })
 }

@@ -18,6 +18,7 @@ import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import { ModelClient } from "../../../src/providers/model-client.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
 import { makeSessionStore, SessionStore } from "../../../src/session/store.ts"
+import { touchesNothing } from "../../support/classification.ts"
 import * as p from "../../../src/tools/params.ts"
 import { defineTool, ToolError, type Tool } from "../../../src/tools/tool.ts"
 import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
@@ -27,6 +28,7 @@ const echo = defineTool({
   name: "echo",
   description: "Echoes its text.",
   parameters: p.object({ text: p.string("What to echo") }),
+  classify: touchesNothing,
   run: ({ text }) => Effect.succeed({ text: `echo: ${text}` })
 })
 
@@ -34,6 +36,7 @@ const refuse = defineTool({
   name: "refuse",
   description: "Always fails.",
   parameters: p.object({}),
+  classify: touchesNothing,
   run: () => Effect.fail(new ToolError({ message: "refused on purpose" }))
 })
 
@@ -41,6 +44,7 @@ const explode = defineTool({
   name: "explode",
   description: "Throws.",
   parameters: p.object({}),
+  classify: touchesNothing,
   run: () => Effect.sync(() => {
     throw new Error("kaboom")
   })
@@ -50,6 +54,7 @@ const slow = defineTool({
   name: "slow",
   description: "Never finishes.",
   parameters: p.object({}),
+  classify: touchesNothing,
   run: () => Effect.never
 })
 

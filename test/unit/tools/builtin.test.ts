@@ -4,6 +4,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { describe, expect, it } from "vitest"
+import { touchesNothing } from "../../support/classification.ts"
 import { builtinToolNames, builtinTools } from "../../../src/tools/builtin.ts"
 import * as P from "../../../src/tools/params.ts"
 import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "../../../src/tools/specs.ts"
@@ -45,19 +46,20 @@ describe("built-in tools", () => {
     const specs = [readSpec, listSpec, treeSpec, globSpec, grepSpec]
     builtinTools.forEach((tool, i) => {
       const spec = specs[i]
-      expect({ name: tool.name, description: tool.description, parameters: tool.parameters }).toEqual(spec)
+      expect({ name: tool.name, description: tool.description, parameters: tool.parameters, classify: tool.classify }).toEqual(spec)
       expect(tool.parameters).toBe(spec?.parameters)
     })
   })
 
   it("loads nothing but the definitions at start-up", async () => {
-    expect(await eagerClosure("specs.ts")).toEqual(["effect/Schema", "params.ts"])
-    expect(await eagerClosure("builtin.ts")).toEqual(["effect/Effect", "effect/Schema", "params.ts", "specs.ts", "tool.ts"])
+    const classification = ["../approval/classification.ts", "../approval/classify-paths.ts", "effect/Effect", "glob-pattern.ts", "node:path"]
+    expect(await eagerClosure("specs.ts")).toEqual([...classification, "effect/Schema", "params.ts"].sort())
+    expect(await eagerClosure("builtin.ts")).toEqual([...classification, "effect/Schema", "params.ts", "specs.ts", "tool.ts"].sort())
   })
 })
 
 describe("lazyTool", () => {
-  const spec = { name: "echo", description: "Echo.", parameters: P.object({ text: P.string() }) }
+  const spec = { name: "echo", description: "Echo.", parameters: P.object({ text: P.string() }), classify: touchesNothing }
 
   it("loads the implementation on the first run only, then runs it", async () => {
     let loads = 0

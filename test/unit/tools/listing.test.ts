@@ -1,7 +1,7 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { splitGlobPattern } from "../../../src/tools/glob.ts"
+import { splitGlobPattern } from "../../../src/tools/glob-pattern.ts"
 import { builtinTool, cleanupFixtures, makeFixture, run, runError, type Tree } from "./support.ts"
 
 const listTool = builtinTool("list")

@@ -1,0 +1,30 @@
+import * as Effect from "effect/Effect"
+import type { ToolContext, ToolError } from "../tools/tool.ts"
+import { widestScope, type Authority, type Classification, type Risk } from "./classification.ts"
+import type { Access } from "./path-fence.ts"
+
+/**
+ * Classification of a call whose effect is fully described by the paths it names: reads are low
+ * risk, writes medium; either becomes high when it reaches outside the workspace and its grants.
+ */
+export const classifyPaths = (
+  toolName: string,
+  access: Access,
+  inputs: ReadonlyArray<string>,
+  context: ToolContext
+): Effect.Effect<Classification, ToolError> =>
+  Effect.gen(function* () {
+    const located = yield* Effect.forEach(inputs, (input) => context.fence.locate(input, access))
+    const scope = widestScope(...located.map((path) => path.scope))
+    const authority: Authority = access === "read" ? "read" : "write"
+    const risk: Risk = scope === "outside" ? "high" : access === "read" ? "low" : "medium"
+    const shown = located.map((path) => path.display).join(", ")
+    return {
+      risk,
+      authority,
+      scope,
+      summary: `${toolName} ${shown}`,
+      paths: located.map((path) => ({ real: path.real, access, scope: path.scope })),
+      grantKey: `${toolName}:${located.map((path) => path.real).join(",")}`
+    }
+  })
