@@ -11,11 +11,23 @@ export interface ToolDefinition {
   readonly inputSchema: Readonly<Record<string, unknown>>
 }
 
+/** The bytes behind an ImageRef, looked up by the engine before the request is sent. */
+export interface ImageBytes {
+  readonly mime: string
+  readonly base64: string
+}
+
 export interface ModelRequest {
   readonly system: string
   readonly items: ReadonlyArray<TranscriptItem>
   readonly tools: ReadonlyArray<ToolDefinition>
   readonly model: ModelEntry
+  /**
+   * Bytes of the images the items refer to, by sha256. The engine only sends a request with
+   * images to a model whose capabilities say `imageInput`; an ImageRef without bytes here is
+   * sent as its marker text alone.
+   */
+  readonly images?: ReadonlyMap<string, ImageBytes>
 }
 
 export type ModelEvent =
