@@ -3,42 +3,77 @@
  * Built as a Context rather than a Layer graph: Layer construction costs ~10 ms of cold start in
  * the compiled binary, and these services have no dependencies worth a graph.
  */
-import * as path from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import { makePathFence, type PathFence } from "../src/approval/path-fence.ts"
 import type { PreparedSession } from "../src/cli/prepare.ts"
+import { assembleCatalog } from "../src/engine/catalog.ts"
 import { Conversation } from "../src/engine/conversation.ts"
 import { Operator, type OperatorShape } from "../src/engine/operator.ts"
 import { Renderer, type RendererShape } from "../src/engine/renderer.ts"
-import { Toolbox } from "../src/engine/toolbox.ts"
+import { makeSessionControls, type SessionControls } from "../src/engine/session-controls.ts"
+import { Toolbox, type ToolboxShape } from "../src/engine/toolbox.ts"
+import { systemPrompt } from "../src/prompts/builtin/system.ts"
 import { ModelClient, type ModelClientShape } from "../src/providers/model-client.ts"
+import type { AccessGrant, SessionDocument } from "../src/session/document.ts"
 import { SessionStore } from "../src/session/store.ts"
+import { builtinTools } from "../src/tools/builtin.ts"
 import { makeSpill } from "../src/tools/spill.ts"
+import type { Tool } from "../src/tools/tool.ts"
 
 export type SessionServices = ModelClient | Renderer | Operator | Toolbox | Conversation | SessionStore
 
-/** The session's services; the conversation flushes to disk when the enclosing scope closes. */
-export const sessionServices = (
+export interface Session {
+  readonly services: Context.Context<SessionServices>
+  readonly controls: SessionControls
+}
+
+/** The session's services; the conversation flushes to disk and its processes die when the enclosing scope closes. */
+export const startSession = (
   prepared: PreparedSession,
   client: ModelClientShape,
   renderer: RendererShape,
   operator: OperatorShape
-): Effect.Effect<Context.Context<SessionServices>, never, Scope.Scope> =>
+): Effect.Effect<Session, never, Scope.Scope> =>
   Effect.gen(function* () {
+    const workspace = prepared.document.workspace
+    const fenceFor = (grants: ReadonlyArray<AccessGrant>): PathFence =>
+      makePathFence(workspace, [{ dir: prepared.spillDir, access: "read" }, ...grants.map((grant) => ({ dir: grant.dir, access: grant.access }))])
+    const tools = new Map<string, Tool>(builtinTools.map((tool) => [tool.name, tool]))
+    const disabled = new Set(prepared.disabledTools)
+    let fence = fenceFor(prepared.document.access ?? [])
+    const spill = makeSpill(prepared.spillDir)
+    const toolbox: ToolboxShape = {
+      catalog: (mode) => assembleCatalog(mode, tools, disabled),
+      context: () => ({ fence, sessionId: prepared.document.id, spill }),
+      setFence: (next) => {
+        fence = next
+      },
+      sessionGrants: new Set()
+    }
+    const compose = (doc: SessionDocument): string =>
+      systemPrompt({
+        mode: doc.mode,
+        workspace,
+        platform: `${process.platform} ${process.arch}`,
+        date: new Date().toISOString().slice(0, 10),
+        model: doc.model,
+        approval: doc.approval,
+        tools: toolbox.catalog(doc.mode).map((tool) => tool.name),
+        disabledTools: prepared.disabledTools
+      })
     const base = Context.make(SessionStore, prepared.store).pipe(
       Context.add(ModelClient, client),
       Context.add(Renderer, renderer),
       Context.add(Operator, operator),
-      Context.add(Toolbox, {
-        tools: prepared.tools,
-        context: {
-          fence: prepared.fence,
-          sessionId: prepared.document.id,
-          spill: makeSpill(path.join(prepared.paths.spillDir, prepared.document.id))
-        }
-      })
+      Context.add(Toolbox, toolbox)
     )
-    const conversation = yield* Conversation.make(prepared.document).pipe(Effect.provide(base))
-    return Context.add(base, Conversation, conversation)
+    // A resumed session's system text is composed afresh from the current settings and prompts.
+    const document = { ...prepared.document, system: compose(prepared.document) }
+    const conversation = yield* Conversation.make(document).pipe(Effect.provide(base))
+    return {
+      services: Context.add(base, Conversation, conversation),
+      controls: makeSessionControls({ compose, fenceFor })
+    }
   })

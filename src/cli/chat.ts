@@ -7,9 +7,9 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import type { Interface } from "node:readline/promises"
 import { startupComplete } from "../../layers/runtime.ts"
-import { sessionServices } from "../../layers/session.ts"
+import { startSession } from "../../layers/session.ts"
 import { ConfigError } from "../config/errors.ts"
-import type { OperatorShape } from "../engine/operator.ts"
+import type { ApprovalAnswer, ApprovalRequest, OperatorShape } from "../engine/operator.ts"
 import { runTurn } from "../engine/turn.ts"
 import { makeModelClient } from "../providers/registry.ts"
 import type { SessionFlags } from "./flags.ts"
@@ -32,6 +32,23 @@ const ask = (rl: Interface, prompt: string): Promise<string | undefined> =>
     )
   })
 
+const describeRequest = (request: ApprovalRequest): string => {
+  const c = request.classification
+  return `${c.summary}\n  risk ${c.risk} · ${c.authority} · ${c.scope} · approval mode ${request.mode}\n`
+}
+
+/** The line loop's approval question (SPEC A7); the full dialog comes with the terminal UI. */
+const askApproval = async (rl: Interface, request: ApprovalRequest): Promise<ApprovalAnswer> => {
+  writeStderr(`Allow ${describeRequest(request)}`)
+  for (;;) {
+    const answer = (await ask(rl, "  [y] once  [a] for this session  [n] deny  [m] deny with a message: "))?.trim().toLowerCase()
+    if (answer === undefined || answer === "n" || answer === "no") return { _tag: "Deny" }
+    if (answer === "y" || answer === "yes") return { _tag: "AllowOnce" }
+    if (answer === "a") return { _tag: "AllowSession" }
+    if (answer === "m") return { _tag: "Deny", message: (await ask(rl, "  message to the model: "))?.trim() }
+  }
+}
+
 const terminalOperator = (rl: Interface): OperatorShape => ({
   confirm: (question, defaultAnswer) =>
     Effect.promise(() => ask(rl, `${question} ${defaultAnswer ? "[Y/n]" : "[y/N]"} `)).pipe(
@@ -39,7 +56,8 @@ const terminalOperator = (rl: Interface): OperatorShape => ({
         const normalized = (answer ?? "").trim().toLowerCase()
         return normalized === "" ? defaultAnswer : normalized === "y" || normalized === "yes"
       })
-    )
+    ),
+  approve: (request) => Effect.promise(() => askApproval(rl, request))
 })
 
 export const chatCommand = (flags: SessionFlags): Effect.Effect<number> =>
@@ -53,11 +71,11 @@ export const chatCommand = (flags: SessionFlags): Effect.Effect<number> =>
     const readline = yield* Effect.promise(() => import("node:readline/promises"))
     const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true })
     const view = makeTextRenderer(style)
-    const services = yield* sessionServices(prepared, client, view, terminalOperator(rl))
+    const session = yield* startSession(prepared, client, view, terminalOperator(rl))
     const id = prepared.document.id
     writeStderr(
       style.dim(
-        `Crystal · ${prepared.model.ref} · ${prepared.fence.workspace}\n` +
+        `Crystal · ${prepared.model.ref} · ${prepared.document.workspace} · ${prepared.document.mode} mode · approval ${prepared.document.approval}\n` +
           `session ${id}${prepared.resumed ? " (resumed)" : ""} · Ctrl+C cancels a turn · Ctrl+D or /exit leaves\n`
       )
     )
@@ -78,10 +96,10 @@ export const chatCommand = (flags: SessionFlags): Effect.Effect<number> =>
       }
       if (line.trim() === "/exit") break
       if (line.trim() === "") continue
-      const settings = { model: prepared.model, system: prepared.system, maxSteps: prepared.maxSteps }
+      const settings = { model: prepared.model, maxSteps: prepared.maxSteps }
       const fiber = Effect.runFork(
         runTurn(line, settings).pipe(
-          Effect.provide(services),
+          Effect.provide(session.services),
           Effect.catchAll((error) => view.failed(error.message)),
           Effect.onInterrupt(() => view.note("turn cancelled; what was complete is kept"))
         )

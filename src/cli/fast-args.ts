@@ -14,6 +14,8 @@ const specsByName = new Map<string, readonly [Key, FlagSpec]>(
 
 const parseFlags = (args: ReadonlyArray<string>): { flags: SessionFlags; positionals: Array<string> } | undefined => {
   const flags: { -readonly [K in Key]: SessionFlags[K] } = { ...defaultSessionFlags, disableTool: [] }
+  // Values are checked against the table before they are stored, so this view is sound.
+  const values = flags as Record<Key, unknown>
   const seen = new Set<Key>()
   const positionals: Array<string> = []
   for (let i = 0; i < args.length; i++) {
@@ -41,14 +43,8 @@ const parseFlags = (args: ReadonlyArray<string>): { flags: SessionFlags; positio
     }
     if (seen.has(key)) return undefined
     seen.add(key)
-    if (spec.kind === "choice") {
-      if (!(spec.choices ?? []).includes(value)) return undefined
-      flags.format = value as SessionFlags["format"]
-    } else if (key === "model") {
-      flags.model = value
-    } else if (key === "resume") {
-      flags.resume = value
-    }
+    if (spec.kind === "choice" && !(spec.choices ?? []).includes(value)) return undefined
+    values[key] = value
   }
   return { flags, positionals }
 }

@@ -3,10 +3,15 @@
  * the start-up fast path (fast-args.ts) are both built from this table, and a parity test holds
  * them to the same results.
  */
+import type { ApprovalMode } from "../approval/policy.ts"
+import type { Mode } from "../session/document.ts"
+
 export type OutputFormat = "text" | "json"
 
 export interface SessionFlags {
   readonly model: string | undefined
+  readonly mode: Mode | undefined
+  readonly approval: ApprovalMode | undefined
   readonly disableTool: ReadonlyArray<string>
   readonly format: OutputFormat
   readonly resume: string | undefined
@@ -27,6 +32,20 @@ export const sessionFlagSpecs = {
     kind: "value",
     placeholder: "PROVIDER/MODEL",
     description: "Model to use, e.g. openai/gpt-5.1 or local/qwen3-coder (default: config.json \"model\", then the first provider found in the environment)"
+  },
+  mode: {
+    name: "mode",
+    kind: "choice",
+    choices: ["plan", "work"],
+    description: "plan: read-only tools, nothing can be changed or run; work: every tool (default: work, or the resumed session's mode)"
+  },
+  approval: {
+    name: "approval",
+    kind: "choice",
+    // "review" joins once its reviewer exists.
+    choices: ["plan", "default", "edit", "audit", "full"],
+    description:
+      "Which calls run without asking: plan (reads only), default (reads inside the workspace), edit (+ workspace edits), audit (nothing), full (all but forbidden calls and writes outside the workspace)"
   },
   disableTool: {
     name: "disable-tool",
@@ -55,6 +74,8 @@ export const sessionFlagSpecs = {
 
 export const defaultSessionFlags: SessionFlags = {
   model: undefined,
+  mode: undefined,
+  approval: undefined,
   disableTool: [],
   format: "text",
   resume: undefined,

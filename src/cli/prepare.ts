@@ -6,17 +6,14 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { makePathFence, type PathFence } from "../approval/path-fence.ts"
 import { ConfigError } from "../config/errors.ts"
 import { loadConfig } from "../config/load.ts"
 import { makeCrystalPaths, type CrystalPaths } from "../config/paths.ts"
 import { configDefaults, type Config } from "../config/schema.ts"
 import { checkCredentials, resolveModel, type ModelEntry } from "../providers/catalog.ts"
-import { workPrompt } from "../prompts/builtin/work.ts"
 import type { SessionDocument } from "../session/document.ts"
 import { makeSessionStore, type SessionStoreShape } from "../session/store.ts"
-import { builtinTools } from "../tools/builtin.ts"
-import type { Tool } from "../tools/tool.ts"
+import { builtinToolNames } from "../tools/builtin.ts"
 import type { SessionFlags } from "./flags.ts"
 
 export interface PreparedSession {
@@ -24,12 +21,12 @@ export interface PreparedSession {
   readonly config: Config
   readonly model: ModelEntry
   readonly store: SessionStoreShape
+  /** New or resumed, with the flags applied; its system text is composed when the session starts. */
   readonly document: SessionDocument
   readonly resumed: boolean
-  readonly tools: ReadonlyArray<Tool>
   readonly disabledTools: ReadonlyArray<string>
-  readonly fence: PathFence
-  readonly system: string
+  /** Full texts of truncated tool outputs; `read` may open them. */
+  readonly spillDir: string
   readonly maxSteps: number
 }
 
@@ -79,7 +76,7 @@ export const prepareSession = (flags: SessionFlags, cwd: string, env: Env) =>
     const initialPaths = makeCrystalPaths(startDir, env)
     const loaded = yield* loadConfig(initialPaths.configFile)
     const config = loaded.config
-    const disabledTools = yield* validateDisabledTools(flags.disableTool, builtinTools.map((tool) => tool.name))
+    const disabledTools = yield* validateDisabledTools(flags.disableTool, builtinToolNames)
     const store = makeSessionStore(initialPaths.sessionsDir)
     const earlier = yield* findSession(store, flags, startDir)
     const workspace = Option.isSome(earlier) ? yield* realDirectory(earlier.value.workspace, "the session's workspace") : startDir
@@ -93,19 +90,16 @@ export const prepareSession = (flags: SessionFlags, cwd: string, env: Env) =>
     const model = yield* resolveModel({ requested, config, configFile: paths.configFile, env }).pipe(
       Effect.flatMap((entry) => checkCredentials(entry, env))
     )
-    const document = Option.isSome(earlier)
+    const base = Option.isSome(earlier)
       ? earlier.value
-      : store.create({ workspace, model: model.ref, mode: "work" })
-    const tools = builtinTools.filter((tool) => !disabledTools.includes(tool.name))
-    const fence = makePathFence(workspace, [{ dir: path.join(paths.spillDir, document.id), access: "read" }])
-    const system = workPrompt({
-      workspace,
-      platform: `${process.platform} ${process.arch}`,
-      date: new Date().toISOString().slice(0, 10),
+      : store.create({ workspace, model: model.ref, mode: flags.mode ?? "work", approval: flags.approval ?? "default" })
+    // Flags win over what a resumed session had (SPEC E5); neither is written anywhere but the session.
+    const document: SessionDocument = {
+      ...base,
       model: model.ref,
-      tools: tools.map((tool) => tool.name),
-      disabledTools
-    })
+      mode: flags.mode ?? base.mode,
+      approval: flags.approval ?? base.approval
+    }
     return {
       paths,
       config,
@@ -113,10 +107,8 @@ export const prepareSession = (flags: SessionFlags, cwd: string, env: Env) =>
       store,
       document,
       resumed: Option.isSome(earlier),
-      tools,
       disabledTools,
-      fence,
-      system,
+      spillDir: path.join(paths.spillDir, document.id),
       maxSteps: config.maxSteps ?? configDefaults.maxSteps
     } satisfies PreparedSession
   })

@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import { headlessOperator } from "../../layers/headless.ts"
 import { startupComplete } from "../../layers/runtime.ts"
-import { sessionServices } from "../../layers/session.ts"
+import { startSession } from "../../layers/session.ts"
 import { ConfigError } from "../config/errors.ts"
 import type { RendererShape } from "../engine/renderer.ts"
 import { runTurn } from "../engine/turn.ts"
@@ -64,19 +64,15 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
       const text = yield* promptText(prompt)
       const prepared = yield* prepareSession(flags, process.cwd(), process.env)
       const client = yield* makeModelClient(prepared.model, process.env)
-      const services = yield* sessionServices(prepared, client, view, headlessOperator)
+      const session = yield* startSession(prepared, client, view, headlessOperator)
       yield* view.sessionStarted({
         id: prepared.document.id,
         model: prepared.model.ref,
-        workspace: prepared.fence.workspace,
+        workspace: prepared.document.workspace,
         resumed: prepared.resumed
       })
-      const outcome = yield* runTurn(text, {
-        model: prepared.model,
-        system: prepared.system,
-        maxSteps: prepared.maxSteps
-      }).pipe(
-        Effect.provide(services),
+      const outcome = yield* runTurn(text, { model: prepared.model, maxSteps: prepared.maxSteps }).pipe(
+        Effect.provide(session.services),
         Effect.onInterrupt(() => view.failed("interrupted; the session keeps what was complete"))
       )
       if (outcome._tag === "StepLimit") {

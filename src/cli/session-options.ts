@@ -1,10 +1,17 @@
 /** The session flags as @effect/cli options, built from the shared table in flags.ts. */
 import * as Options from "@effect/cli/Options"
 import * as Option from "effect/Option"
+import type { ApprovalMode } from "../approval/policy.ts"
+import type { Mode } from "../session/document.ts"
 import { sessionFlagSpecs as spec, type SessionFlags } from "./flags.ts"
 
 export const sessionOptions = {
   model: Options.text(spec.model.name).pipe(Options.withDescription(spec.model.description), Options.optional),
+  mode: Options.choice(spec.mode.name, spec.mode.choices).pipe(Options.withDescription(spec.mode.description), Options.optional),
+  approval: Options.choice(spec.approval.name, spec.approval.choices).pipe(
+    Options.withDescription(spec.approval.description),
+    Options.optional
+  ),
   disableTool: Options.text(spec.disableTool.name).pipe(Options.withDescription(spec.disableTool.description), Options.repeated),
   format: Options.choice(spec.format.name, spec.format.choices).pipe(
     Options.withDescription(spec.format.description),
@@ -16,6 +23,8 @@ export const sessionOptions = {
 
 export interface ParsedSessionOptions {
   readonly model: Option.Option<string>
+  readonly mode: Option.Option<Mode>
+  readonly approval: Option.Option<ApprovalMode>
   readonly disableTool: ReadonlyArray<string>
   readonly format: "text" | "json"
   readonly resume: Option.Option<string>
@@ -24,6 +33,8 @@ export interface ParsedSessionOptions {
 
 export const toSessionFlags = (parsed: ParsedSessionOptions): SessionFlags => ({
   model: Option.getOrUndefined(parsed.model),
+  mode: Option.getOrUndefined(parsed.mode),
+  approval: Option.getOrUndefined(parsed.approval),
   disableTool: parsed.disableTool,
   format: parsed.format,
   resume: Option.getOrUndefined(parsed.resume),

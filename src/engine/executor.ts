@@ -3,10 +3,15 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { ParseError } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import type { ApprovalMode } from "../approval/policy.ts"
 import { describeParseError } from "../config/load.ts"
+import type { Mode } from "../session/document.ts"
 import type { ToolCall } from "../session/items.ts"
 import type { Tool, ToolOutput } from "../tools/tool.ts"
-import type { ToolboxShape } from "./toolbox.ts"
+import { authorize } from "./authorize.ts"
+import type { Operator } from "./operator.ts"
+import type { Renderer } from "./renderer.ts"
+import { Toolbox } from "./toolbox.ts"
 
 const failure = (text: string): ToolOutput => ({ text, isError: true })
 
@@ -30,27 +35,63 @@ const describeDefect = (tool: Tool, cause: Cause.Cause<unknown>): string => {
   return `${tool.name} failed unexpectedly: ${detail}`
 }
 
-/**
- * Runs one tool call and always produces an output: unknown tools, malformed arguments, tool
- * errors and defects all become error results the model can act on. Interruption is not caught.
- */
-export const executeToolCall = (call: ToolCall, toolbox: ToolboxShape): Effect.Effect<ToolOutput> => {
-  const tool = toolbox.tools.find((candidate) => candidate.name === call.name)
-  if (tool === undefined) {
-    const names = toolbox.tools.map((candidate) => candidate.name).join(", ")
-    return Effect.succeed(failure(`there is no tool named '${call.name}'; the available tools are: ${names}`))
-  }
-  if (typeof call.arguments === "string") {
-    return Effect.succeed(failure(`${tool.name}: the arguments were not valid JSON; send one JSON object matching the tool's schema`))
-  }
-  const decoded = decoderFor(tool)(call.arguments ?? {})
-  if (Either.isLeft(decoded)) {
-    return Effect.succeed(failure(`${tool.name}: invalid arguments: ${describeParseError(decoded.left).join("; ")}`))
-  }
-  return tool.run(decoded.right as never, toolbox.context).pipe(
-    Effect.catchTag("ToolError", (error) => Effect.succeed(failure(error.message))),
-    Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : Effect.succeed(failure(describeDefect(tool, cause)))
-    )
+/** Defects become results; interruption is passed on so a cancelled turn stops. */
+const catchDefects = (tool: Tool) => (effect: Effect.Effect<ToolOutput>) =>
+  Effect.catchAllCause(effect, (cause) =>
+    Cause.isInterruptedOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : Effect.succeed(failure(describeDefect(tool, cause)))
   )
+
+export interface ExecutionSettings {
+  readonly mode: Mode
+  readonly approval: ApprovalMode
 }
+
+/**
+ * Runs one tool call and always produces an output: unknown tools, malformed arguments,
+ * classification failures, denials, tool errors and defects all become error results the
+ * model can act on. Only tools of the current mode's catalog can be called.
+ */
+export const executeToolCall = (
+  call: ToolCall,
+  settings: ExecutionSettings
+): Effect.Effect<ToolOutput, never, Toolbox | Operator | Renderer> =>
+  Effect.gen(function* () {
+    const toolbox = yield* Toolbox
+    const catalog = toolbox.catalog(settings.mode)
+    const tool = catalog.find((candidate) => candidate.name === call.name)
+    if (tool === undefined) {
+      const names = catalog.map((candidate) => candidate.name).join(", ")
+      return failure(`there is no tool named '${call.name}' in ${settings.mode} mode; the available tools are: ${names}`)
+    }
+    if (typeof call.arguments === "string") {
+      return failure(`${tool.name}: the arguments were not valid JSON; send one JSON object matching the tool's schema`)
+    }
+    const decoded = decoderFor(tool)(call.arguments ?? {})
+    if (Either.isLeft(decoded)) {
+      return failure(`${tool.name}: invalid arguments: ${describeParseError(decoded.left).join("; ")}`)
+    }
+    const args = decoded.right as never
+    const context = toolbox.context()
+    const classified = yield* tool.classify(args, context).pipe(Effect.either, catchDefectsEither(tool))
+    if (Either.isLeft(classified)) return failure(classified.left)
+    const classification = classified.right
+    const verdict = yield* authorize(call, classification, settings)
+    if (verdict._tag === "Refuse") return failure(verdict.text)
+    // The operator or the policy allowed exactly these paths for this call.
+    const outside = classification.paths.filter((path) => path.scope === "outside").map((path) => ({ root: path.real, access: path.access }))
+    const callContext = outside.length === 0 ? context : { ...context, fence: context.fence.withGrants(outside) }
+    return yield* tool.run(args, callContext).pipe(
+      Effect.catchTag("ToolError", (error) => Effect.succeed(failure(error.message))),
+      catchDefects(tool)
+    )
+  })
+
+/** classify failures and defects as text, interruption passed on. */
+const catchDefectsEither =
+  (tool: Tool) =>
+  <A>(effect: Effect.Effect<Either.Either<A, { readonly message: string }>>): Effect.Effect<Either.Either<A, string>> =>
+    Effect.catchAllCause(
+      Effect.map(effect, Either.mapLeft((error) => `${tool.name}: ${error.message}`)),
+      (cause) =>
+        Cause.isInterruptedOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : Effect.succeed(Either.left(describeDefect(tool, cause)))
+    )

@@ -1,5 +1,22 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type { Classification } from "../approval/classification.ts"
+
+export interface ApprovalRequest {
+  readonly toolName: string
+  readonly arguments: unknown
+  readonly classification: Classification
+  /** The approval mode in force, so the dialog can say why it is asking. */
+  readonly mode: string
+}
+
+/** SPEC A7: allow once, allow for this session (same tool and command prefix or path), deny, deny with a message. */
+export type ApprovalAnswer =
+  | { readonly _tag: "AllowOnce" }
+  | { readonly _tag: "AllowSession" }
+  | { readonly _tag: "Deny"; readonly message?: string | undefined }
+  /** Nobody is there to answer (`crystal run`): the call is refused and the model told why. */
+  | { readonly _tag: "NoOperator" }
 
 /**
  * Everything that needs a person. The engine never reads the terminal itself: interactive
@@ -8,6 +25,7 @@ import type * as Effect from "effect/Effect"
 export interface OperatorShape {
   /** A yes/no decision; `defaultAnswer` is what silence (no person) means. */
   readonly confirm: (question: string, defaultAnswer: boolean) => Effect.Effect<boolean>
+  readonly approve: (request: ApprovalRequest) => Effect.Effect<ApprovalAnswer>
 }
 
 export class Operator extends Context.Tag("crystal/Operator")<Operator, OperatorShape>() {}

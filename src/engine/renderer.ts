@@ -1,5 +1,6 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type { Classification } from "../approval/classification.ts"
 import type { AssistantMessage, ToolCall, ToolResult, Usage } from "../session/items.ts"
 
 export interface SessionInfo {
@@ -7,6 +8,17 @@ export interface SessionInfo {
   readonly model: string
   readonly workspace: string
   readonly resumed: boolean
+}
+
+/** How a tool call's approval went; every call gets one (SPEC E3: the json stream reports them). */
+export interface ApprovalEvent {
+  readonly callId: string
+  readonly toolName: string
+  readonly outcome: "allowed" | "denied"
+  /** Who decided: the policy of the mode, an earlier allow-for-session answer, the operator, or plan mode's read-only rule. */
+  readonly by: "policy" | "session" | "operator" | "plan mode" | "nobody to ask"
+  readonly approvalMode: string
+  readonly classification: Classification
 }
 
 export interface RetryInfo {
@@ -24,6 +36,7 @@ export interface RendererShape {
   /** A model response is complete (its text, reasoning and tool calls are final). */
   readonly assistantMessage: (message: AssistantMessage) => Effect.Effect<void>
   readonly toolStarted: (call: ToolCall) => Effect.Effect<void>
+  readonly approval: (event: ApprovalEvent) => Effect.Effect<void>
   readonly toolFinished: (result: ToolResult, durationMs: number) => Effect.Effect<void>
   readonly retrying: (info: RetryInfo) => Effect.Effect<void>
   readonly note: (text: string) => Effect.Effect<void>

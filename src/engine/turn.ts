@@ -22,7 +22,6 @@ import { Toolbox, toolDefinitions } from "./toolbox.ts"
 
 export interface TurnSettings {
   readonly model: ModelEntry
-  readonly system: string
   /** Model requests allowed before the operator is asked whether to go on. */
   readonly maxSteps: number
 }
@@ -113,9 +112,9 @@ const respond = (settings: TurnSettings) =>
     const toolbox = yield* Toolbox
     const doc = yield* conversation.document
     const request = {
-      system: settings.system,
+      system: doc.system ?? "",
       items: doc.items,
-      tools: toolDefinitions(toolbox.tools),
+      tools: toolDefinitions(toolbox.catalog(doc.mode)),
       model: settings.model
     }
     const draft = new ResponseDraft()
@@ -162,7 +161,6 @@ const runToolCalls = (calls: ReadonlyArray<ToolCall>) =>
   Effect.gen(function* () {
     const renderer = yield* Renderer
     const conversation = yield* Conversation
-    const toolbox = yield* Toolbox
     const answered = new Set<string>()
     const runAll = Effect.forEach(
       calls,
@@ -170,7 +168,8 @@ const runToolCalls = (calls: ReadonlyArray<ToolCall>) =>
         Effect.gen(function* () {
           yield* renderer.toolStarted(call)
           const started = Date.now()
-          const output = yield* executeToolCall(call, toolbox)
+          const doc = yield* conversation.document
+          const output = yield* executeToolCall(call, { mode: doc.mode, approval: doc.approval })
           const result: ToolResult = {
             _tag: "tool_result",
             id: newItemId(),
@@ -202,7 +201,6 @@ export const runTurn = (text: string, settings: TurnSettings) =>
     const operator = yield* Operator
     const renderer = yield* Renderer
     yield* conversation.append({ _tag: "user", id: newItemId(), text })
-    yield* conversation.update((doc) => ({ ...doc, system: settings.system }))
     yield* conversation.save
     let steps = 0
     let budget = settings.maxSteps

@@ -1,8 +1,18 @@
 import * as Schema from "effect/Schema"
+import { approvalModes } from "../approval/policy.ts"
 import { TranscriptItem, Usage } from "./items.ts"
 
 export const Mode = Schema.Literal("plan", "work")
 export type Mode = typeof Mode.Type
+
+export const ApprovalModeSchema = Schema.Literal(...approvalModes)
+
+/** A directory the operator granted with /access (SPEC A6). */
+export const AccessGrant = Schema.Struct({
+  dir: Schema.String,
+  access: Schema.Literal("read", "write")
+})
+export type AccessGrant = typeof AccessGrant.Type
 
 export const SessionDocument = Schema.Struct({
   version: Schema.Literal(1),
@@ -15,6 +25,8 @@ export const SessionDocument = Schema.Struct({
   /** "provider/model" used by the latest turn. */
   model: Schema.String,
   mode: Mode,
+  approval: ApprovalModeSchema,
+  access: Schema.optional(Schema.Array(AccessGrant)),
   /** The active system message, exactly as last sent. */
   system: Schema.optional(Schema.String),
   items: Schema.Array(TranscriptItem),

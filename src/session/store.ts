@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { describeParseError } from "../config/load.ts"
 import { writeFileAtomic } from "../files/atomic.ts"
+import type { ApprovalMode } from "../approval/policy.ts"
 import { SessionDocument, emptyUsage, type Mode } from "./document.ts"
 import { newSessionId } from "./ids.ts"
 
@@ -37,6 +38,7 @@ export interface NewSession {
   readonly workspace: string
   readonly model: string
   readonly mode: Mode
+  readonly approval: ApprovalMode
 }
 
 export interface SessionStoreShape {
@@ -116,6 +118,7 @@ export const makeSessionStore = (dir: string): SessionStoreShape => {
       workspace: init.workspace,
       model: init.model,
       mode: init.mode,
+      approval: init.approval,
       items: [],
       usage: emptyUsage
     }

@@ -28,6 +28,19 @@ export const jsonRenderer: RendererShape = {
       if (message.text !== "") yield* emit({ type: "text", text: message.text })
     }),
   toolStarted: (call) => emit({ type: "tool_call", id: call.id, name: call.name, arguments: call.arguments }),
+  approval: (event) =>
+    emit({
+      type: "approval",
+      id: event.callId,
+      name: event.toolName,
+      outcome: event.outcome,
+      by: event.by,
+      mode: event.approvalMode,
+      risk: event.classification.risk,
+      authority: event.classification.authority,
+      scope: event.classification.scope,
+      summary: event.classification.summary
+    }),
   toolFinished: (result, durationMs) =>
     emit({ type: "tool_result", id: result.callId, name: result.name, ok: !result.isError, output: result.text, duration_ms: durationMs }),
   retrying: (info) =>

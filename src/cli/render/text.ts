@@ -59,6 +59,8 @@ export const makeTextRenderer = (style: Style): RendererShape => {
         if (!stdoutAtLineStart) out("\n")
       }),
     toolStarted: (call) => line(style.cyan(`→ ${describeCall(call)}`)),
+    // A denial shows in the result line; an approval the operator gave was seen as it was given.
+    approval: () => Effect.void,
     toolFinished: (result, durationMs) =>
       line(
         result.isError

@@ -40,7 +40,9 @@ const accepted: ReadonlyArray<ReadonlyArray<string>> = [
   ["--continue"],
   ["--format", "json"],
   ["--resume", "2026"],
-  ["run", "hi", "--model", "local/m"]
+  ["run", "hi", "--model", "local/m"],
+  ["run", "--mode", "plan", "--approval", "full", "plan it"],
+  ["--mode=work", "--approval=edit"]
 ]
 
 describe("start-up fast path", () => {
@@ -67,10 +69,16 @@ describe("start-up fast path", () => {
     ["sessions", "list"],
     ["somecommand"],
     ["--version", "--model", "x"],
-    ["run", "--", "--literal"]
+    ["run", "--", "--literal"],
+    ["run", "--approval", "review", "hi"],
+    ["run", "--mode", "yolo", "hi"]
   ]
 
   it.each(deferred)("leaves %j to @effect/cli", (...argv) => {
     expect(parseFast(argv)).toBeUndefined()
+  })
+
+  it("does not accept --approval review until the reviewer exists", async () => {
+    expect(await parseFull(["run", "--approval", "review", "hi"])).toBeUndefined()
   })
 })

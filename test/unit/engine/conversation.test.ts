@@ -24,7 +24,7 @@ const countingStore = (inner: SessionStoreShape) => {
 const setup = async () => {
   const inner = makeSessionStore(path.join(await tempDir(), "sessions"))
   const { state, store } = countingStore(inner)
-  const doc = inner.create({ workspace: "/w", model: "m/m", mode: "work" })
+  const doc = inner.create({ workspace: "/w", model: "m/m", mode: "work", approval: "default" })
   const layer = Layer.scoped(Conversation, Conversation.make(doc)).pipe(Layer.provide(Layer.succeed(SessionStore, store)))
   return { inner, state, doc, layer }
 }

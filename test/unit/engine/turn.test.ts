@@ -69,6 +69,7 @@ const recordingRenderer = (log: Array<string>): RendererShape => ({
   reasoningDelta: () => Effect.void,
   assistantMessage: (message) => Effect.sync(() => log.push(`message:${message.text}`)),
   toolStarted: (call) => Effect.sync(() => log.push(`call:${call.name}`)),
+  approval: (event) => Effect.sync(() => log.push(`approval:${event.outcome}:${event.by}`)),
   toolFinished: (result) => Effect.sync(() => log.push(`result:${result.isError ? "error" : "ok"}:${result.text}`)),
   retrying: (info) => Effect.sync(() => log.push(`retry:${info.attempt}`)),
   note: (text) => Effect.sync(() => log.push(`note:${text}`)),
@@ -81,7 +82,7 @@ const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow],
   servers.push(fake)
   const home = await tempDir()
   const store = makeSessionStore(path.join(home, "sessions"))
-  const document = store.create({ workspace: home, model: "local/m", mode: "work" })
+  const document = { ...store.create({ workspace: home, model: "local/m", mode: "work", approval: "default" }), system: "You are a test." }
   const model: ModelEntry = {
     ref: "local/m",
     id: "m",
@@ -95,12 +96,17 @@ const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow],
   const layer = Layer.mergeAll(
     Layer.succeed(ModelClient, makeOpenAIChatClient(model, {})),
     Layer.succeed(Renderer, recordingRenderer(log)),
-    Layer.succeed(Operator, { confirm: () => Effect.succeed(confirm) }),
-    Layer.succeed(Toolbox, { tools, context: { fence, sessionId: document.id, spill: () => Effect.succeed("/dev/null") } }),
+    Layer.succeed(Operator, { confirm: () => Effect.succeed(confirm), approve: () => Effect.succeed({ _tag: "NoOperator" as const }) }),
+    Layer.succeed(Toolbox, {
+      catalog: () => tools,
+      context: () => ({ fence, sessionId: document.id, spill: () => Effect.succeed("/dev/null") }),
+      setFence: () => {},
+      sessionGrants: new Set<string>()
+    }),
     storeLayer,
     Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provide(storeLayer))
   )
-  const settings: TurnSettings = { model, system: "You are a test.", maxSteps: 5 }
+  const settings: TurnSettings = { model, maxSteps: 5 }
   const turn = (text: string) => runTurn(text, settings).pipe(Effect.provide(layer))
   const saved = () => Effect.runPromise(store.load(document.id))
   return { fake, log, turn, saved, settings }
@@ -140,7 +146,7 @@ describe("runTurn", () => {
       "result:ok:echo: one",
       "result:error:refused on purpose",
       "result:error:explode failed unexpectedly: kaboom",
-      "result:error:there is no tool named 'nope'; the available tools are: echo, refuse, explode, slow",
+      "result:error:there is no tool named 'nope' in work mode; the available tools are: echo, refuse, explode, slow",
       "result:error:echo: invalid arguments: text: expected string, got 5",
       "result:error:echo: the arguments were not valid JSON; send one JSON object matching the tool's schema"
     ])

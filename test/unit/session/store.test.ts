@@ -14,7 +14,7 @@ describe("SessionStore", () => {
   it("creates, saves and loads a session with owner-only files", async () => {
     const home = await tempDir()
     const store = makeSessionStore(path.join(home, "sessions"))
-    const created = await run(store.save(store.create({ workspace: "/w", model: "local/m", mode: "work" })))
+    const created = await run(store.save(store.create({ workspace: "/w", model: "local/m", mode: "work", approval: "default" })))
     expect(isSessionId(created.id)).toBe(true)
     const saved = await run(store.save({ ...created, items: [{ _tag: "user", id: "1", text: "hello" }] }))
     const loaded = await run(store.load(created.id))
@@ -26,8 +26,8 @@ describe("SessionStore", () => {
 
   it("loads by an unambiguous prefix and explains an ambiguous one", async () => {
     const store = makeSessionStore(path.join(await tempDir(), "sessions"))
-    const a = await run(store.save(store.create({ workspace: "/w", model: "m/m", mode: "work" })))
-    const b = await run(store.save(store.create({ workspace: "/w", model: "m/m", mode: "work" })))
+    const a = await run(store.save(store.create({ workspace: "/w", model: "m/m", mode: "work", approval: "default" })))
+    const b = await run(store.save(store.create({ workspace: "/w", model: "m/m", mode: "work", approval: "default" })))
     // The ids differ in their random tail; all but its last digit is (almost surely) unique.
     expect((await run(store.load(a.id.slice(0, -1)))).id).toBe(a.id)
     expect(b.id.slice(0, 8)).toBe(a.id.slice(0, 8))
@@ -41,9 +41,9 @@ describe("SessionStore", () => {
   it("lists newest first and reports unreadable files without touching them", async () => {
     const dir = path.join(await tempDir(), "sessions")
     const store = makeSessionStore(dir)
-    const older = await run(store.save(store.create({ workspace: "/a", model: "m/m", mode: "work" })))
+    const older = await run(store.save(store.create({ workspace: "/a", model: "m/m", mode: "work", approval: "default" })))
     await new Promise((resolve) => setTimeout(resolve, 5))
-    const newer = await run(store.save(store.create({ workspace: "/b", model: "m/m", mode: "work" })))
+    const newer = await run(store.save(store.create({ workspace: "/b", model: "m/m", mode: "work", approval: "default" })))
     const broken = path.join(dir, "20200101-000000-000000.json")
     await fs.writeFile(broken, "{ not json")
     const listing = await run(store.list())
@@ -55,8 +55,8 @@ describe("SessionStore", () => {
   it("finds the latest session of a workspace", async () => {
     const store = makeSessionStore(path.join(await tempDir(), "sessions"))
     expect(Option.isNone(await run(store.latestForWorkspace("/w")))).toBe(true)
-    const first = await run(store.save(store.create({ workspace: "/w", model: "m/m", mode: "work" })))
-    await run(store.save(store.create({ workspace: "/other", model: "m/m", mode: "work" })))
+    const first = await run(store.save(store.create({ workspace: "/w", model: "m/m", mode: "work", approval: "default" })))
+    await run(store.save(store.create({ workspace: "/other", model: "m/m", mode: "work", approval: "default" })))
     await new Promise((resolve) => setTimeout(resolve, 5))
     await run(store.save(first))
     expect(Option.getOrThrow(await run(store.latestForWorkspace("/w"))).id).toBe(first.id)

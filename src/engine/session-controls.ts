@@ -1,0 +1,79 @@
+/**
+ * The engine API behind /mode, /plan, /work, /approval and /access: each change is recorded in
+ * the session document, and the active system message is recomposed so the model is told.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
+import type { Access, PathFence } from "../approval/path-fence.ts"
+import type { ApprovalMode } from "../approval/policy.ts"
+import { ConfigError } from "../config/errors.ts"
+import type { AccessGrant, Mode, SessionDocument } from "../session/document.ts"
+import { Conversation } from "./conversation.ts"
+import { Toolbox } from "./toolbox.ts"
+
+export interface SessionControlsOptions {
+  /** The system text for a mode and approval mode (SPEC M3: switching mode replaces it). */
+  readonly compose: (doc: SessionDocument) => string
+  /** A fence for the workspace plus these grants. */
+  readonly fenceFor: (grants: ReadonlyArray<AccessGrant>) => PathFence
+}
+
+export const makeSessionControls = (options: SessionControlsOptions) => {
+  const change = (edit: (doc: SessionDocument) => SessionDocument) =>
+    Effect.gen(function* () {
+      const conversation = yield* Conversation
+      yield* conversation.update((doc) => {
+        const next = edit(doc)
+        return { ...next, system: options.compose(next) }
+      })
+      yield* conversation.save
+    })
+
+  const applyGrants = (grants: ReadonlyArray<AccessGrant>) =>
+    Effect.gen(function* () {
+      const toolbox = yield* Toolbox
+      toolbox.setFence(options.fenceFor(grants))
+      yield* change((doc) => ({ ...doc, access: grants }))
+    })
+
+  return {
+    setMode: (mode: Mode) => change((doc) => ({ ...doc, mode })),
+    setApproval: (approval: ApprovalMode) => change((doc) => ({ ...doc, approval })),
+    listAccess: Effect.map(Conversation, (conversation) => conversation.document).pipe(
+      Effect.flatten,
+      Effect.map((doc) => doc.access ?? [])
+    ),
+    /** /access add DIR [read|write]: the directory must exist; granting it again changes its access. */
+    addAccess: (dir: string, access: Access) =>
+      Effect.gen(function* () {
+        const conversation = yield* Conversation
+        const real = yield* Effect.try({
+          try: () => {
+            const resolved = fs.realpathSync(path.resolve(dir))
+            if (!fs.statSync(resolved).isDirectory()) throw new Error("not a directory")
+            return resolved
+          },
+          catch: (error) => new ConfigError({ message: `/access: ${dir} is not an accessible directory (${error instanceof Error ? error.message : String(error)})` })
+        })
+        const doc = yield* conversation.document
+        const others = (doc.access ?? []).filter((grant) => grant.dir !== real)
+        yield* applyGrants([...others, { dir: real, access }])
+        return real
+      }),
+    /** /access remove DIR */
+    removeAccess: (dir: string) =>
+      Effect.gen(function* () {
+        const conversation = yield* Conversation
+        const doc = yield* conversation.document
+        const target = fs.existsSync(dir) ? fs.realpathSync(path.resolve(dir)) : path.resolve(dir)
+        const grants = doc.access ?? []
+        if (!grants.some((grant) => grant.dir === target)) {
+          return yield* new ConfigError({ message: `/access: ${dir} is not granted (granted: ${grants.map((grant) => grant.dir).join(", ") || "none"})` })
+        }
+        yield* applyGrants(grants.filter((grant) => grant.dir !== target))
+      })
+  }
+}
+
+export type SessionControls = ReturnType<typeof makeSessionControls>

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest"
+import type { Authority, Classification, Risk, Scope } from "../../../src/approval/classification.ts"
+import { approvalModes, decide, modeThatWouldAllow, type ApprovalMode } from "../../../src/approval/policy.ts"
+
+const call = (risk: Risk, authority: Authority, scope: Scope): Classification => ({
+  risk,
+  authority,
+  scope,
+  summary: `${authority} ${scope}`,
+  paths: scope === "outside" && authority !== "read" ? [{ real: "/elsewhere/x", access: "write", scope }] : []
+})
+
+type Row = readonly [ApprovalMode, Risk, Authority, Scope, boolean, "Allow" | "Ask" | "Deny"]
+
+// mode, risk, authority, scope, built-in edit tool, decision
+const table: ReadonlyArray<Row> = [
+  ["plan", "low", "read", "workspace", false, "Allow"],
+  ["plan", "low", "read", "granted", false, "Allow"],
+  ["plan", "high", "read", "outside", false, "Deny"],
+  ["plan", "medium", "write", "workspace", true, "Deny"],
+  ["plan", "medium", "execute", "workspace", false, "Deny"],
+  ["default", "low", "read", "workspace", false, "Allow"],
+  ["default", "low", "read", "granted", false, "Allow"],
+  ["default", "high", "read", "outside", false, "Ask"],
+  ["default", "medium", "write", "workspace", true, "Ask"],
+  ["default", "medium", "execute", "workspace", false, "Ask"],
+  ["edit", "low", "read", "workspace", false, "Allow"],
+  ["edit", "medium", "write", "workspace", true, "Allow"],
+  ["edit", "medium", "write", "granted", true, "Allow"],
+  ["edit", "high", "write", "outside", true, "Ask"],
+  ["edit", "medium", "write", "workspace", false, "Ask"],
+  ["edit", "medium", "execute", "workspace", false, "Ask"],
+  ["audit", "low", "read", "workspace", false, "Ask"],
+  ["audit", "medium", "write", "workspace", true, "Ask"],
+  ["full", "low", "read", "workspace", false, "Allow"],
+  ["full", "high", "read", "outside", false, "Allow"],
+  ["full", "medium", "write", "workspace", false, "Allow"],
+  ["full", "high", "execute", "workspace", false, "Allow"],
+  ["full", "high", "write", "outside", true, "Ask"],
+  ["full", "high", "execute", "outside", false, "Ask"]
+]
+
+describe("approval policy", () => {
+  it.each(table)("%s: %s %s in %s (built-in edit %s) → %s", (mode, risk, authority, scope, builtinEdit, expected) => {
+    expect(decide(mode, { classification: call(risk, authority, scope), builtinEdit })._tag).toBe(expected)
+  })
+
+  it.each(approvalModes)("refuses forbidden calls in %s mode", (mode) => {
+    for (const authority of ["read", "write", "execute"] as const) {
+      expect(decide(mode, { classification: call("forbidden", authority, "workspace"), builtinEdit: false })._tag).toBe("Deny")
+    }
+  })
+
+  it("names the least permissive mode that would have allowed a call", () => {
+    expect(modeThatWouldAllow({ classification: call("medium", "write", "workspace"), builtinEdit: true })).toBe("edit")
+    expect(modeThatWouldAllow({ classification: call("medium", "execute", "workspace"), builtinEdit: false })).toBe("full")
+    expect(modeThatWouldAllow({ classification: call("forbidden", "execute", "workspace"), builtinEdit: false })).toBeUndefined()
+    expect(modeThatWouldAllow({ classification: call("high", "write", "outside"), builtinEdit: true })).toBeUndefined()
+  })
+})
