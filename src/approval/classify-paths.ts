@@ -11,7 +11,9 @@ export const classifyPaths = (
   toolName: string,
   access: Access,
   inputs: ReadonlyArray<string>,
-  context: ToolContext
+  context: ToolContext,
+  /** What the call does, when its paths alone do not say it (a pattern, for example). */
+  detail?: string
 ): Effect.Effect<Classification, ToolError> =>
   Effect.gen(function* () {
     const located = yield* Effect.forEach(inputs, (input) => context.fence.locate(input, access))
@@ -23,7 +25,7 @@ export const classifyPaths = (
       risk,
       authority,
       scope,
-      summary: `${toolName} ${shown}`,
+      summary: detail === undefined ? `${toolName} ${shown}` : `${toolName} ${detail} in ${shown}`,
       paths: located.map((path) => ({ real: path.real, access, scope: path.scope })),
       grantKey: `${toolName}:${located.map((path) => path.real).join(",")}`
     }

@@ -63,7 +63,8 @@ export const globSpec = spec({
     pattern: P.string("Glob relative to `path`; `*` stays within a directory, `**` spans directories, e.g. **/*.ts or src/**/*.{ts,tsx}."),
     path: P.optional(P.string("Directory to search (default: workspace root)."))
   }),
-  classify: (args, context) => classifyPaths("glob", "read", [globBaseInput(splitGlobPattern(args.pattern.trim()), args.path ?? ".")], context)
+  classify: (args, context) =>
+    classifyPaths("glob", "read", [globBaseInput(splitGlobPattern(args.pattern.trim()), args.path ?? ".")], context, args.pattern)
 })
 
 export const grepSpec = spec({
@@ -80,5 +81,5 @@ export const grepSpec = spec({
     context: P.optional(P.integer("Lines of context before and after each match.", { minimum: 0, maximum: GREP_MAX_CONTEXT })),
     filesOnly: P.optional(P.boolean("List only paths of matching files."))
   }),
-  classify: (args, context) => classifyPaths("grep", "read", [args.path ?? "."], context)
+  classify: (args, context) => classifyPaths("grep", "read", [args.path ?? "."], context, `/${args.pattern}/`)
 })

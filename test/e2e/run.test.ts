@@ -78,11 +78,14 @@ describe("crystal run", () => {
     expect(events.map((event) => event["type"])).toEqual([
       "session",
       "tool_call",
+      "approval",
       "tool_result",
       "text",
       "tool_call",
+      "approval",
       "tool_result",
       "tool_call",
+      "approval",
       "tool_result",
       "text",
       "done"
@@ -90,7 +93,19 @@ describe("crystal run", () => {
     const [session] = events
     expect(session).toMatchObject({ model: "local/test-model", workspace: sandbox.workspace, resumed: false })
     expect(events[1]).toEqual({ type: "tool_call", id: "call_glob", name: "glob", arguments: { pattern: "src/**/*.ts" } })
-    expect(events[2]).toMatchObject({ type: "tool_result", id: "call_glob", name: "glob", ok: true, output: "src/util.ts\nsrc/widget.ts" })
+    expect(events[2]).toEqual({
+      type: "approval",
+      id: "call_glob",
+      name: "glob",
+      outcome: "allowed",
+      by: "policy",
+      mode: "default",
+      risk: "low",
+      authority: "read",
+      scope: "workspace",
+      summary: "glob src/**/*.ts in src"
+    })
+    expect(events[3]).toMatchObject({ type: "tool_result", id: "call_glob", name: "glob", ok: true, output: "src/util.ts\nsrc/widget.ts" })
     expect(events.at(-1)).toMatchObject({ type: "done", session: session?.["id"], usage: { input_tokens: 600, output_tokens: 35 } })
     expect(result.stderr).toBe("")
   })
@@ -163,7 +178,7 @@ describe("crystal run", () => {
     const fake = await fakeServer()
     await writeLocalConfig(sandbox, fake.url)
     // Spaced out like a real model: Bun's fetch drops bytes that share a read with the reset.
-    fake.script([{ text: ["The answer ", "is ", "forty", "-two."], cutAfterChunks: 3, chunkDelayMs: 40 }])
+    fake.script([{ text: ["The answer ", "is ", "forty", "-two."], cutAfterChunks: 3, chunkDelayMs: 150 }])
     const result = await runCrystal(sandbox, ["run", "hi"])
     expect(result.code).toBe(1)
     expect(result.stdout.startsWith("The answer ")).toBe(true)
