@@ -20,6 +20,8 @@ import type { AccessGrant, SessionDocument } from "../src/session/document.ts"
 import { SessionStore } from "../src/session/store.ts"
 import { builtinTools } from "../src/tools/builtin.ts"
 import { makeSpill } from "../src/tools/spill.ts"
+import { makeQuestionTool } from "../src/tools/question-tool.ts"
+import { makeTodoTools } from "../src/tools/todo-tools.ts"
 import type { Tool } from "../src/tools/tool.ts"
 
 export type SessionServices = ModelClient | Renderer | Operator | Toolbox | Conversation | SessionStore
@@ -40,7 +42,13 @@ export const startSession = (
     const workspace = prepared.document.workspace
     const fenceFor = (grants: ReadonlyArray<AccessGrant>): PathFence =>
       makePathFence(workspace, [{ dir: prepared.spillDir, access: "read" }, ...grants.map((grant) => ({ dir: grant.dir, access: grant.access }))])
-    const tools = new Map<string, Tool>(builtinTools.map((tool) => [tool.name, tool]))
+    const store = Context.make(SessionStore, prepared.store)
+    const conversation = yield* Conversation.make(prepared.document).pipe(Effect.provide(store))
+    const { todowrite, todoread } = makeTodoTools({
+      get: Effect.map(conversation.document, (doc) => doc.todos ?? []),
+      set: (todos) => conversation.update((doc) => ({ ...doc, todos })).pipe(Effect.zipRight(conversation.save))
+    })
+    const tools = new Map<string, Tool>([...builtinTools, todowrite, todoread, makeQuestionTool(operator)].map((tool) => [tool.name, tool]))
     const disabled = new Set(prepared.disabledTools)
     let fence = fenceFor(prepared.document.access ?? [])
     const spill = makeSpill(prepared.spillDir)
@@ -63,17 +71,16 @@ export const startSession = (
         tools: toolbox.catalog(doc.mode).map((tool) => tool.name),
         disabledTools: prepared.disabledTools
       })
-    const base = Context.make(SessionStore, prepared.store).pipe(
-      Context.add(ModelClient, client),
-      Context.add(Renderer, renderer),
-      Context.add(Operator, operator),
-      Context.add(Toolbox, toolbox)
-    )
     // A resumed session's system text is composed afresh from the current settings and prompts.
-    const document = { ...prepared.document, system: compose(prepared.document) }
-    const conversation = yield* Conversation.make(document).pipe(Effect.provide(base))
+    yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))
     return {
-      services: Context.add(base, Conversation, conversation),
+      services: store.pipe(
+        Context.add(ModelClient, client),
+        Context.add(Renderer, renderer),
+        Context.add(Operator, operator),
+        Context.add(Toolbox, toolbox),
+        Context.add(Conversation, conversation)
+      ),
       controls: makeSessionControls({ compose, fenceFor })
     }
   })

@@ -9,7 +9,7 @@ import type { Interface } from "node:readline/promises"
 import { startupComplete } from "../../layers/runtime.ts"
 import { startSession } from "../../layers/session.ts"
 import { ConfigError } from "../config/errors.ts"
-import type { ApprovalAnswer, ApprovalRequest, OperatorShape } from "../engine/operator.ts"
+import type { ApprovalAnswer, ApprovalRequest, OperatorShape, Question, QuestionAnswer, QuestionsOutcome } from "../engine/operator.ts"
 import { runTurn } from "../engine/turn.ts"
 import { makeModelClient } from "../providers/registry.ts"
 import type { SessionFlags } from "./flags.ts"
@@ -49,6 +49,44 @@ const askApproval = async (rl: Interface, request: ApprovalRequest): Promise<App
   }
 }
 
+/** One question in the line loop: numbers pick options, other text is a custom answer, an empty line dismisses. */
+const askOne = async (rl: Interface, question: Question, index: number, total: number): Promise<QuestionAnswer | undefined> => {
+  const position = total > 1 ? ` (${index + 1}/${total})` : ""
+  const options = question.options.map((option, i) => `  ${i + 1}. ${option.label} — ${option.description}`).join("\n")
+  const how = question.multiSelect ? "numbers separated by commas" : "a number"
+  const custom = question.allowCustom ? ", or type your own answer" : ""
+  writeStderr(`${question.header}${position}: ${question.question}\n${options}\n`)
+  for (;;) {
+    const reply = (await ask(rl, `  Answer with ${how}${custom}; empty line dismisses: `))?.trim()
+    if (reply === undefined || reply === "") return undefined
+    const picks = reply.split(",").map((part) => part.trim())
+    if (picks.every((pick) => /^\d+$/.test(pick))) {
+      const chosen = picks.map((pick) => question.options[Number(pick) - 1]?.label)
+      if (chosen.every((label) => label !== undefined) && (question.multiSelect || chosen.length === 1)) {
+        return { selected: [...new Set(chosen as Array<string>)] }
+      }
+      writeStderr(`  ${question.multiSelect ? "" : "one option, "}numbers 1–${question.options.length}\n`)
+      continue
+    }
+    if (question.allowCustom) return { selected: [], custom: reply }
+  }
+}
+
+const askQuestionsInLines = async (rl: Interface, questions: ReadonlyArray<Question>): Promise<QuestionsOutcome> => {
+  const answers: Array<QuestionAnswer> = []
+  for (const [index, question] of questions.entries()) {
+    const answer = await askOne(rl, question, index, questions.length)
+    if (answer === undefined) return { _tag: "Dismissed" }
+    answers.push(answer)
+  }
+  const single = questions.length === 1 && questions[0]?.multiSelect === false
+  if (!single) {
+    const confirm = (await ask(rl, "  Submit these answers? [Y/n] "))?.trim().toLowerCase()
+    if (confirm === undefined || (confirm !== "" && confirm !== "y" && confirm !== "yes")) return { _tag: "Dismissed" }
+  }
+  return { _tag: "Answered", answers }
+}
+
 const terminalOperator = (rl: Interface): OperatorShape => ({
   confirm: (question, defaultAnswer) =>
     Effect.promise(() => ask(rl, `${question} ${defaultAnswer ? "[Y/n]" : "[y/N]"} `)).pipe(
@@ -57,7 +95,8 @@ const terminalOperator = (rl: Interface): OperatorShape => ({
         return normalized === "" ? defaultAnswer : normalized === "y" || normalized === "yes"
       })
     ),
-  approve: (request) => Effect.promise(() => askApproval(rl, request))
+  approve: (request) => Effect.promise(() => askApproval(rl, request)),
+  askQuestions: (questions) => Effect.promise(() => askQuestionsInLines(rl, questions))
 })
 
 export const chatCommand = (flags: SessionFlags): Effect.Effect<number> =>

@@ -13,7 +13,7 @@ import { configDefaults, type Config } from "../config/schema.ts"
 import { checkCredentials, resolveModel, type ModelEntry } from "../providers/catalog.ts"
 import type { SessionDocument } from "../session/document.ts"
 import { makeSessionStore, type SessionStoreShape } from "../session/store.ts"
-import { builtinToolNames } from "../tools/builtin.ts"
+import { providedToolNames } from "../engine/catalog.ts"
 import type { SessionFlags } from "./flags.ts"
 
 export interface PreparedSession {
@@ -76,7 +76,7 @@ export const prepareSession = (flags: SessionFlags, cwd: string, env: Env) =>
     const initialPaths = makeCrystalPaths(startDir, env)
     const loaded = yield* loadConfig(initialPaths.configFile)
     const config = loaded.config
-    const disabledTools = yield* validateDisabledTools(flags.disableTool, builtinToolNames)
+    const disabledTools = yield* validateDisabledTools(flags.disableTool, providedToolNames)
     const store = makeSessionStore(initialPaths.sessionsDir)
     const earlier = yield* findSession(store, flags, startDir)
     const workspace = Option.isSome(earlier) ? yield* realDirectory(earlier.value.workspace, "the session's workspace") : startDir

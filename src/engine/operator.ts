@@ -18,6 +18,33 @@ export type ApprovalAnswer =
   /** Nobody is there to answer (`crystal run`): the call is refused and the model told why. */
   | { readonly _tag: "NoOperator" }
 
+export interface QuestionOption {
+  readonly label: string
+  readonly description: string
+}
+
+/** One question of the question tool (SPEC T3). */
+export interface Question {
+  readonly header: string
+  readonly question: string
+  readonly options: ReadonlyArray<QuestionOption>
+  readonly multiSelect: boolean
+  /** Whether the operator may type an answer of their own (on by default). */
+  readonly allowCustom: boolean
+}
+
+export interface QuestionAnswer {
+  /** Labels of the chosen options, in the order shown. */
+  readonly selected: ReadonlyArray<string>
+  /** Text the operator typed instead of (or besides) picking options. */
+  readonly custom?: string | undefined
+}
+
+export type QuestionsOutcome =
+  | { readonly _tag: "Answered"; readonly answers: ReadonlyArray<QuestionAnswer> }
+  | { readonly _tag: "Dismissed" }
+  | { readonly _tag: "NoOperator" }
+
 /**
  * Everything that needs a person. The engine never reads the terminal itself: interactive
  * sessions ask through dialogs, `crystal run` has nobody to ask and answers for itself.
@@ -26,6 +53,11 @@ export interface OperatorShape {
   /** A yes/no decision; `defaultAnswer` is what silence (no person) means. */
   readonly confirm: (question: string, defaultAnswer: boolean) => Effect.Effect<boolean>
   readonly approve: (request: ApprovalRequest) => Effect.Effect<ApprovalAnswer>
+  /**
+   * Asks the questions in order. A single single-select question is answered by one pick; several
+   * questions or a multi-select share one confirm step before they are submitted.
+   */
+  readonly askQuestions: (questions: ReadonlyArray<Question>) => Effect.Effect<QuestionsOutcome>
 }
 
 export class Operator extends Context.Tag("crystal/Operator")<Operator, OperatorShape>() {}

@@ -18,6 +18,7 @@ import { Conversation } from "./conversation.ts"
 import { executeToolCall } from "./executor.ts"
 import { Operator } from "./operator.ts"
 import { Renderer } from "./renderer.ts"
+import { reminderDue, reminderText } from "./todo-reminder.ts"
 import { Toolbox, toolDefinitions } from "./toolbox.ts"
 
 export interface TurnSettings {
@@ -110,11 +111,16 @@ const respond = (settings: TurnSettings) =>
     const renderer = yield* Renderer
     const conversation = yield* Conversation
     const toolbox = yield* Toolbox
+    const before = yield* conversation.document
+    const catalog = toolbox.catalog(before.mode)
+    if (reminderDue(before.items, catalog.some((tool) => tool.name === "todowrite"))) {
+      yield* conversation.append({ _tag: "user", id: newItemId(), text: reminderText(before.todos ?? []), synthetic: "reminder" })
+    }
     const doc = yield* conversation.document
     const request = {
       system: doc.system ?? "",
       items: doc.items,
-      tools: toolDefinitions(toolbox.catalog(doc.mode)),
+      tools: toolDefinitions(catalog),
       model: settings.model
     }
     const draft = new ResponseDraft()

@@ -14,6 +14,16 @@ export const AccessGrant = Schema.Struct({
 })
 export type AccessGrant = typeof AccessGrant.Type
 
+export const TodoStatus = Schema.Literal("pending", "in_progress", "completed")
+export const TodoPriority = Schema.Literal("high", "medium", "low")
+
+export const Todo = Schema.Struct({
+  content: Schema.String,
+  status: TodoStatus,
+  priority: TodoPriority
+})
+export type Todo = typeof Todo.Type
+
 export const SessionDocument = Schema.Struct({
   version: Schema.Literal(1),
   id: Schema.String,
@@ -30,6 +40,8 @@ export const SessionDocument = Schema.Struct({
   /** The active system message, exactly as last sent. */
   system: Schema.optional(Schema.String),
   items: Schema.Array(TranscriptItem),
+  /** The session's todo list (SPEC T2): it belongs to the session, not to a mode. */
+  todos: Schema.optional(Schema.Array(Todo)),
   /** Sum over the session's model responses. */
   usage: Usage
 })

@@ -47,7 +47,9 @@ export type FinishReason = typeof FinishReason.Type
 export const UserMessage = Schema.TaggedStruct("user", {
   id: Schema.String,
   text: Schema.String,
-  images: Schema.optional(Schema.Array(ImageRef))
+  images: Schema.optional(Schema.Array(ImageRef)),
+  /** Written by the host, not typed by the operator (e.g. the todo reminder); sent like any user message. */
+  synthetic: Schema.optional(Schema.Literal("reminder"))
 })
 export type UserMessage = typeof UserMessage.Type
 

@@ -79,3 +79,12 @@ export const object = <P extends Record<string, Param<Schema.Struct.Field>>>(
     json: { type: "object", properties, required, additionalProperties: false }
   }
 }
+
+/** An object nested inside the arguments (an array item, for example). */
+export const nested = <P extends Record<string, Param<Schema.Struct.Field>>>(
+  params: P,
+  description?: string
+): Param<Schema.Struct<{ readonly [K in keyof P]: P[K]["field"] }>> => {
+  const built = object(params)
+  return { field: built.schema, json: { ...built.json, ...describe(description) }, required: true }
+}

@@ -52,6 +52,7 @@ const setup = async (answers: ReadonlyArray<ApprovalAnswer> = []) => {
     Context.add(Renderer, quietRenderer(events)),
     Context.add(Operator, {
       confirm: () => Effect.succeed(false),
+      askQuestions: () => Effect.succeed({ _tag: "NoOperator" }),
       approve: (request) =>
         Effect.sync(() => {
           asked.push(request)

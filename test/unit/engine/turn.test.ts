@@ -96,7 +96,11 @@ const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow],
   const layer = Layer.mergeAll(
     Layer.succeed(ModelClient, makeOpenAIChatClient(model, {})),
     Layer.succeed(Renderer, recordingRenderer(log)),
-    Layer.succeed(Operator, { confirm: () => Effect.succeed(confirm), approve: () => Effect.succeed({ _tag: "NoOperator" as const }) }),
+    Layer.succeed(Operator, {
+      confirm: () => Effect.succeed(confirm),
+      approve: () => Effect.succeed({ _tag: "NoOperator" as const }),
+      askQuestions: () => Effect.succeed({ _tag: "NoOperator" as const })
+    }),
     Layer.succeed(Toolbox, {
       catalog: () => tools,
       context: () => ({ fence, sessionId: document.id, spill: () => Effect.succeed("/dev/null") }),
