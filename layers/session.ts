@@ -20,7 +20,9 @@ import type { AccessGrant, SessionDocument } from "../src/session/document.ts"
 import { SessionStore } from "../src/session/store.ts"
 import { builtinTools } from "../src/tools/builtin.ts"
 import { makeSpill } from "../src/tools/spill.ts"
+import { skillsListing } from "../src/skills/discover.ts"
 import { makeQuestionTool } from "../src/tools/question-tool.ts"
+import { makeSkillTool } from "../src/tools/skill-tool.ts"
 import { makeTodoTools } from "../src/tools/todo-tools.ts"
 import type { Tool } from "../src/tools/tool.ts"
 
@@ -41,14 +43,20 @@ export const startSession = (
   Effect.gen(function* () {
     const workspace = prepared.document.workspace
     const fenceFor = (grants: ReadonlyArray<AccessGrant>): PathFence =>
-      makePathFence(workspace, [{ dir: prepared.spillDir, access: "read" }, ...grants.map((grant) => ({ dir: grant.dir, access: grant.access }))])
+      makePathFence(workspace, [
+        { dir: prepared.spillDir, access: "read" },
+        // Skills live in their folders, which the model reads after loading one.
+        ...prepared.skills.map((skill) => ({ dir: skill.dir, access: "read" as const })),
+        ...grants.map((grant) => ({ dir: grant.dir, access: grant.access }))
+      ])
     const store = Context.make(SessionStore, prepared.store)
     const conversation = yield* Conversation.make(prepared.document).pipe(Effect.provide(store))
     const { todowrite, todoread } = makeTodoTools({
       get: Effect.map(conversation.document, (doc) => doc.todos ?? []),
       set: (todos) => conversation.update((doc) => ({ ...doc, todos })).pipe(Effect.zipRight(conversation.save))
     })
-    const tools = new Map<string, Tool>([...builtinTools, todowrite, todoread, makeQuestionTool(operator)].map((tool) => [tool.name, tool]))
+    const sessionTools = [todowrite, todoread, makeQuestionTool(operator), ...(prepared.skills.length > 0 ? [makeSkillTool(prepared.skills)] : [])]
+    const tools = new Map<string, Tool>([...builtinTools, ...sessionTools].map((tool) => [tool.name, tool]))
     const disabled = new Set(prepared.disabledTools)
     let fence = fenceFor(prepared.document.access ?? [])
     const spill = makeSpill(prepared.spillDir)
@@ -69,7 +77,8 @@ export const startSession = (
         model: doc.model,
         approval: doc.approval,
         tools: toolbox.catalog(doc.mode).map((tool) => tool.name),
-        disabledTools: prepared.disabledTools
+        disabledTools: prepared.disabledTools,
+        skills: skillsListing(prepared.skills)
       })
     // A resumed session's system text is composed afresh from the current settings and prompts.
     yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))

@@ -14,6 +14,7 @@ import { checkCredentials, resolveModel, type ModelEntry } from "../providers/ca
 import type { SessionDocument } from "../session/document.ts"
 import { makeSessionStore, type SessionStoreShape } from "../session/store.ts"
 import { providedToolNames } from "../engine/catalog.ts"
+import { discoverSkills, type Skill } from "../skills/discover.ts"
 import type { SessionFlags } from "./flags.ts"
 
 export interface PreparedSession {
@@ -28,6 +29,10 @@ export interface PreparedSession {
   /** Full texts of truncated tool outputs; `read` may open them. */
   readonly spillDir: string
   readonly maxSteps: number
+  /** Empty when `"skills": false`. */
+  readonly skills: ReadonlyArray<Skill>
+  /** Things the operator should know before the first turn (skipped skills, for example). */
+  readonly notes: ReadonlyArray<string>
 }
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -100,9 +105,15 @@ export const prepareSession = (flags: SessionFlags, cwd: string, env: Env) =>
       mode: flags.mode ?? base.mode,
       approval: flags.approval ?? base.approval
     }
+    const discovered =
+      config.skills === false
+        ? { skills: [], notes: [] }
+        : discoverSkills(path.join(paths.home, "skills"), path.join(paths.workspaceDir, "skills"))
     return {
       paths,
       config,
+      skills: discovered.skills,
+      notes: discovered.notes,
       model,
       store,
       document,

@@ -10,6 +10,8 @@ export interface SystemPromptValues {
   readonly approval: string
   readonly tools: ReadonlyArray<string>
   readonly disabledTools: ReadonlyArray<string>
+  /** The {{skills}} block; empty when there are none. */
+  readonly skills: string
 }
 
 const common = (values: SystemPromptValues): string => {
@@ -23,7 +25,7 @@ Date: ${values.date}
 Model: ${values.model}
 Approval mode: ${values.approval}
 Tools: ${values.tools.join(", ")}
-${disabled}`
+${disabled}${values.skills === "" ? "" : `\n${values.skills}\n`}`
 }
 
 const shared = `- Find before you read: use tree, glob, grep and list to learn the layout, then read the files that matter. Read enough to be sure; do not guess at code you have not seen.

@@ -1,0 +1,100 @@
+/**
+ * Skills (SPEC T7): folders holding a SKILL.md whose front matter names and describes them, under
+ * ~/.crystal/skills and <workspace>/.crystal/skills. The workspace wins on a name clash; a folder
+ * whose SKILL.md is missing or malformed is skipped with a note, never repaired.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+export interface Skill {
+  readonly name: string
+  readonly description: string
+  readonly dir: string
+  readonly file: string
+  readonly source: "home" | "workspace"
+}
+
+export interface SkillDiscovery {
+  readonly skills: ReadonlyArray<Skill>
+  readonly notes: ReadonlyArray<string>
+}
+
+const namePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+const maxDescription = 1024
+
+export interface FrontMatter {
+  readonly fields: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+const unquote = (value: string): string => {
+  const trimmed = value.trim()
+  if (trimmed.length >= 2 && (trimmed[0] === '"' || trimmed[0] === "'") && trimmed.at(-1) === trimmed[0]) return trimmed.slice(1, -1)
+  return trimmed
+}
+
+/** `---` / `key: value` lines / `---`, then the body; undefined when the file does not start that way. */
+export const parseFrontMatter = (text: string): FrontMatter | undefined => {
+  const normalized = text.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n")
+  if (!normalized.startsWith("---\n")) return undefined
+  const end = normalized.indexOf("\n---", 4)
+  if (end < 0) return undefined
+  const fields: Record<string, string> = {}
+  for (const line of normalized.slice(4, end).split("\n")) {
+    if (line.trim() === "" || line.trimStart().startsWith("#")) continue
+    const colon = line.indexOf(":")
+    if (colon <= 0) return undefined
+    fields[line.slice(0, colon).trim()] = unquote(line.slice(colon + 1))
+  }
+  const rest = normalized.slice(end + 4)
+  return { fields, body: rest.startsWith("\n") ? rest.slice(1) : rest }
+}
+
+const discoverIn = (root: string, source: Skill["source"], notes: Array<string>): Array<Skill> => {
+  let entries: Array<fs.Dirent>
+  try {
+    entries = fs.readdirSync(root, { withFileTypes: true })
+  } catch {
+    return []
+  }
+  const skills: Array<Skill> = []
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (!entry.isDirectory()) continue
+    const dir = path.join(root, entry.name)
+    const file = path.join(dir, "SKILL.md")
+    let text: string
+    try {
+      text = fs.readFileSync(file, "utf8")
+    } catch {
+      notes.push(`Skill folder ${dir} has no readable SKILL.md; skipped.`)
+      continue
+    }
+    const parsed = parseFrontMatter(text)
+    const name = parsed?.fields["name"] ?? ""
+    const description = parsed?.fields["description"] ?? ""
+    if (parsed === undefined) {
+      notes.push(`${file}: expected front matter (--- name: ... description: ... ---) at the top; skipped.`)
+    } else if (!namePattern.test(name)) {
+      notes.push(`${file}: front matter "name" must be 1–64 letters, digits, '.', '_' or '-' (got ${JSON.stringify(name)}); skipped.`)
+    } else if (description === "" || description.length > maxDescription) {
+      notes.push(`${file}: front matter "description" must be 1–${maxDescription} characters; skipped.`)
+    } else {
+      skills.push({ name, description, dir, file, source })
+    }
+  }
+  return skills
+}
+
+export const discoverSkills = (homeSkillsDir: string, workspaceSkillsDir: string): SkillDiscovery => {
+  const notes: Array<string> = []
+  const byName = new Map<string, Skill>()
+  for (const skill of discoverIn(homeSkillsDir, "home", notes)) byName.set(skill.name, skill)
+  for (const skill of discoverIn(workspaceSkillsDir, "workspace", notes)) byName.set(skill.name, skill)
+  return { skills: [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1)), notes }
+}
+
+/** The {{skills}} block of the system text. */
+export const skillsListing = (skills: ReadonlyArray<Skill>): string =>
+  skills.length === 0
+    ? ""
+    : `Skills (load one with the skill tool when the task matches its description):\n${skills.map((skill) => `- ${skill.name}: ${skill.description}`).join("\n")}`

@@ -1,0 +1,28 @@
+/** The skill tool (SPEC T7): loads a discovered skill's instructions and tells where its other files are. */
+import * as fs from "node:fs/promises"
+import * as Effect from "effect/Effect"
+import { parseFrontMatter, type Skill } from "../skills/discover.ts"
+import * as P from "./params.ts"
+import { defineTool, ToolError, type Tool } from "./tool.ts"
+
+export const makeSkillTool = (skills: ReadonlyArray<Skill>): Tool =>
+  defineTool({
+    name: "skill",
+    description: "Load a skill listed in the system text: its instructions, and the folder holding its other files (read them with read).",
+    parameters: P.object({ name: P.string("The skill's name.") }),
+    classify: (args) =>
+      Effect.succeed({ risk: "low", authority: "read", scope: "granted", summary: `load the skill ${args.name}`, paths: [] }),
+    run: ({ name }) =>
+      Effect.gen(function* () {
+        const skill = skills.find((candidate) => candidate.name === name)
+        if (skill === undefined) {
+          return yield* new ToolError({ message: `no skill named '${name}'; available: ${skills.map((candidate) => candidate.name).join(", ")}` })
+        }
+        const text = yield* Effect.tryPromise({
+          try: () => fs.readFile(skill.file, "utf8"),
+          catch: () => new ToolError({ message: `the skill ${name} can no longer be read (${skill.file})` })
+        })
+        const body = parseFrontMatter(text)?.body ?? text
+        return { text: `Skill ${skill.name} (folder ${skill.dir}):\n\n${body.trim()}` }
+      })
+  })
