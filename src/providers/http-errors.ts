@@ -34,6 +34,7 @@ export const retryAfterMs = (headers: HeaderLookup | undefined, now: number = Da
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
+const quotaCodes = new Set(["insufficient_quota", "billing_hard_limit_reached"])
 const contextCodes = new Set(["context_length_exceeded", "string_above_max_length"])
 const contextPhrases =
   /context[ _-]?(length|window|size)|maximum context|prompt is too long|input is too long|too many (input )?tokens|exceeds the maximum number of tokens|reduce the length of the (messages|prompt)/i
@@ -82,6 +83,10 @@ export const providerErrorFromHttp = (model: ModelEntry, failure: HttpFailure, n
   }
   if (status === 404) {
     return make(model, "not_found", `${name} has no model '${model.id}' at ${baseURL} (${said}); check the model name`, status)
+  }
+  if (status === 429 && failure.code !== undefined && quotaCodes.has(failure.code)) {
+    // Out of credit, not too fast: waiting will not help, so this is not retried.
+    return make(model, "permission", `${name} says the account has no quota or credit left (${said}); check the plan and billing`, status)
   }
   if (status === 429) {
     return make(model, "rate_limited", `${name} rate limit reached (${said})`, status, retryAfterMs(failure.headers, now))

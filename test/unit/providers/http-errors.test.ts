@@ -73,3 +73,21 @@ describe("providerErrorFromHttp", () => {
     expect(error).toMatchObject({ kind: "server", status: 503, retryAfterMs: 3_000 })
   })
 })
+
+describe("quota exhaustion", () => {
+  it("is a permission error, not a retryable rate limit", async () => {
+    const { providerErrorFromHttp } = await import("../../../src/providers/http-errors.ts")
+    const { isRetryable } = await import("../../../src/providers/errors.ts")
+    const model = {
+      ref: "openai/gpt-5.1",
+      id: "gpt-5.1",
+      provider: { name: "openai", protocol: "openai-responses", baseURL: "https://api.openai.com/v1", apiKeyEnv: ["OPENAI_API_KEY"], headers: {} },
+      capabilities: { contextWindow: 1, maxOutputTokens: 1, imageInput: false, reasoning: false },
+      listed: false
+    } as const
+    const error = providerErrorFromHttp(model, { status: 429, code: "insufficient_quota", message: "You exceeded your current quota" })
+    expect(error.kind).toBe("permission")
+    expect(isRetryable(error)).toBe(false)
+    expect(error.message).toMatch(/no quota or credit left/)
+  })
+})
