@@ -1,12 +1,24 @@
-/** Crystal's request → the Chat Completions request body. Pure; SDK types only. */
+/**
+ * Crystal's request → the Chat Completions request body. Pure; SDK types only.
+ *
+ * Reasoning is not replayed on this protocol; notes are for the operator only.
+ * Images (SPEC I2) go as image_url parts with data URLs, only where this API takes them: on user
+ * messages. A tool message carries text only, so the images of a run of tool results follow it in
+ * one user message, each group introduced by the call it came from. An ImageRef without bytes is
+ * left out; its marker stays in the text.
+ */
 import type {
+  ChatCompletionContentPart,
+  ChatCompletionContentPartImage,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
   ChatCompletionTool
 } from "openai/resources/chat/completions"
-import type { AssistantMessage, ToolCall, TranscriptItem } from "../session/items.ts"
-import type { ModelRequest, ToolDefinition } from "./model-client.ts"
+import type { AssistantMessage, ImageRef, ToolCall, ToolResult, TranscriptItem, UserMessage } from "../session/items.ts"
+import type { ImageBytes, ModelRequest, ToolDefinition } from "./model-client.ts"
+
+type Images = ReadonlyMap<string, ImageBytes>
 
 /** Arguments the model sent as invalid JSON were stored as the raw string: send them back unchanged. */
 const encodeArguments = (args: unknown): string => (typeof args === "string" ? args : (JSON.stringify(args) ?? "{}"))
@@ -31,24 +43,61 @@ const encodeAssistant = (message: AssistantMessage): ChatCompletionMessageParam 
   }
 }
 
-/** Reasoning is not replayed on this protocol; notes are for the operator only. */
-const encodeItem = (item: TranscriptItem): ReadonlyArray<ChatCompletionMessageParam> => {
-  switch (item._tag) {
-    case "user":
-      return [{ role: "user", content: item.text }]
-    case "assistant":
-      return isEmptyRemnant(item) ? [] : [encodeAssistant(item)]
-    case "tool_result":
-      return [{ role: "tool", tool_call_id: item.callId, content: item.text }]
-    case "note":
-      return []
-  }
+/** The images of `refs` that have bytes, as data URLs. */
+const imageParts = (refs: ReadonlyArray<ImageRef> | undefined, images: Images): Array<ChatCompletionContentPartImage> =>
+  (refs ?? []).flatMap((ref) => {
+    const bytes = images.get(ref.sha256)
+    return bytes === undefined ? [] : [{ type: "image_url", image_url: { url: `data:${bytes.mime};base64,${bytes.base64}` } }]
+  })
+
+const encodeUser = (message: UserMessage, images: Images): ChatCompletionMessageParam => {
+  const pictures = imageParts(message.images, images)
+  if (pictures.length === 0) return { role: "user", content: message.text }
+  return { role: "user", content: [...(message.text === "" ? [] : [{ type: "text" as const, text: message.text }]), ...pictures] }
 }
 
-export const chatMessages = (system: string, items: ReadonlyArray<TranscriptItem>): Array<ChatCompletionMessageParam> => [
-  ...(system === "" ? [] : [{ role: "system" as const, content: system }]),
-  ...items.flatMap(encodeItem)
-]
+/** The user-message parts that carry a tool result's images, introduced by the call they came from. */
+const toolImageParts = (result: ToolResult, images: Images): ReadonlyArray<ChatCompletionContentPart> => {
+  const pictures = imageParts(result.images, images)
+  if (pictures.length === 0) return []
+  return [{ type: "text", text: `Images from the result of tool call ${result.callId} (${result.name}):` }, ...pictures]
+}
+
+export const chatMessages = (
+  system: string,
+  items: ReadonlyArray<TranscriptItem>,
+  images: Images = new Map()
+): Array<ChatCompletionMessageParam> => {
+  const messages: Array<ChatCompletionMessageParam> = system === "" ? [] : [{ role: "system", content: system }]
+  // Images of the tool results since the last other message: a user message may not sit between tool messages.
+  let toolImages: Array<ChatCompletionContentPart> = []
+  const flushToolImages = () => {
+    if (toolImages.length === 0) return
+    messages.push({ role: "user", content: toolImages })
+    toolImages = []
+  }
+  for (const item of items) {
+    switch (item._tag) {
+      case "user":
+        flushToolImages()
+        messages.push(encodeUser(item, images))
+        break
+      case "assistant":
+        if (isEmptyRemnant(item)) break
+        flushToolImages()
+        messages.push(encodeAssistant(item))
+        break
+      case "tool_result":
+        messages.push({ role: "tool", tool_call_id: item.callId, content: item.text })
+        toolImages.push(...toolImageParts(item, images))
+        break
+      case "note":
+        break
+    }
+  }
+  flushToolImages()
+  return messages
+}
 
 export const chatTools = (tools: ReadonlyArray<ToolDefinition>): Array<ChatCompletionTool> =>
   tools.map((tool) => ({
@@ -58,7 +107,7 @@ export const chatTools = (tools: ReadonlyArray<ToolDefinition>): Array<ChatCompl
 
 export const chatRequestBody = (request: ModelRequest): ChatCompletionCreateParamsStreaming => ({
   model: request.model.id,
-  messages: chatMessages(request.system, request.items),
+  messages: chatMessages(request.system, request.items, request.images),
   ...(request.tools.length === 0 ? {} : { tools: chatTools(request.tools) }),
   max_tokens: request.model.capabilities.maxOutputTokens,
   stream: true,

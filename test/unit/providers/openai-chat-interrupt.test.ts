@@ -9,7 +9,9 @@ const textChunk = (text: string) =>
   `data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`
 
 /** Generous for a loaded CI machine, yet far below the seconds the server would keep going. */
-const promptlyMs = 500
+// The scripted model would take 10 s; closing within 2 s proves the abort without tripping over a loaded machine
+// (the first abort in a vitest process also pays for mapping its stack through the SDK source maps).
+const promptlyMs = 2_000
 
 describe("openai-chat adapter: interruption", () => {
   it.scopedLive("interrupting mid-stream closes the connection at once", () =>

@@ -1,0 +1,217 @@
+/**
+ * The Anthropic Messages adapter (api.anthropic.com and servers that speak its protocol) over the
+ * official `@anthropic-ai/sdk`, which is loaded on first use.
+ *
+ * The request goes through `client.post("/v1/messages", { stream: true })`: the same request,
+ * SSE parser, error classes and raw event stream as `client.messages.create({ stream: true })`,
+ * without what `create` adds on top — a `console.warn` for models the SDK lists as deprecated (the
+ * built-in default among them) or for `thinking.type = "enabled"` on some models, which would print
+ * into the terminal on every turn. `client.messages.stream()` would add more still: it rebuilds the
+ * whole message, re-parsing every tool input fragment, which the decoder does once per block.
+ */
+import type { Anthropic } from "@anthropic-ai/sdk"
+import type { Stream as SdkStream } from "@anthropic-ai/sdk/core/streaming"
+import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import type * as StreamEmit from "effect/StreamEmit"
+import { makeAnthropicStreamDecoder } from "./anthropic-decode.ts"
+import { anthropicRequestBody } from "./anthropic-encode.ts"
+import { readApiKey, type ModelEntry } from "./catalog.ts"
+import { ProviderError, type ProviderErrorKind } from "./errors.ts"
+import {
+  cancelled,
+  connectionFailed,
+  isContextTooLong,
+  messageFromErrorBody,
+  missingApiKey,
+  missingBaseURL,
+  providerErrorFromHttp,
+  rootCauseMessage,
+  streamCut
+} from "./http-errors.ts"
+import type { ModelClientShape, ModelEvent } from "./model-client.ts"
+
+type Env = Readonly<Record<string, string | undefined>>
+type AnthropicSdk = typeof import("@anthropic-ai/sdk")
+type SdkApiError = InstanceType<AnthropicSdk["APIError"]>
+type Emit = StreamEmit.Emit<never, ProviderError, ModelEvent, void>
+
+interface Connection {
+  readonly sdk: AnthropicSdk
+  readonly client: Anthropic
+}
+
+/** Events buffered ahead of the consumer before the HTTP read pauses. */
+const bufferSize = 16
+
+const newCallId = (): string => `toolu_crystal_${crypto.randomUUID().replaceAll("-", "")}`
+
+/**
+ * The SDK insists on some credential, and without one it would look for others in the environment
+ * and in its profile files. For keyless servers it gets a placeholder, and the Authorization header
+ * it would carry is removed again (a null header tells the SDK it was omitted on purpose).
+ */
+const keylessPlaceholder = "crystal-no-api-key"
+
+/**
+ * The SDK adds the headers in ANTHROPIC_CUSTOM_HEADERS (read from the process environment) to every
+ * request. Crystal's headers come from config.json alone, so each of those names is unset again.
+ */
+const ignoredCustomHeaders = (): Record<string, null> => {
+  const names = (process.env["ANTHROPIC_CUSTOM_HEADERS"] ?? "").split("\n").flatMap((line) => {
+    const colon = line.indexOf(":")
+    const name = colon < 0 ? "" : line.slice(0, colon).trim()
+    return name === "" ? [] : [[name, null] as const]
+  })
+  return Object.fromEntries(names)
+}
+
+const openConnection = async (model: ModelEntry, apiKey: string | undefined): Promise<Connection> => {
+  const sdk = await import("@anthropic-ai/sdk")
+  const client = new sdk.Anthropic({
+    // An explicit credential also keeps ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and profiles unread.
+    apiKey: apiKey ?? keylessPlaceholder,
+    baseURL: model.provider.baseURL,
+    maxRetries: 0,
+    webhookKey: null,
+    defaultHeaders: {
+      ...ignoredCustomHeaders(),
+      ...(apiKey === undefined ? { Authorization: null } : {}),
+      ...model.provider.headers
+    },
+    // The engine reports errors itself; the SDK must not write to the terminal (nor read ANTHROPIC_LOG).
+    logLevel: "off",
+    // No spans, no trace headers, and the ANTHROPIC_OPEN_TELEMETRY* variables stay unread.
+    openTelemetry: false
+  })
+  return { sdk, client }
+}
+
+/** The provider's own words from an SDK APIError, without the SDK's "400 " prefix. */
+const apiErrorMessage = (error: SdkApiError): string | undefined => {
+  const fromBody = error.apiMessage ?? messageFromErrorBody(error.error)
+  if (fromBody !== undefined) return fromBody
+  const text = error.message.replace(/^\d{3} /, "")
+  return text === "status code (no body)" ? undefined : text
+}
+
+/** The kind an `event: error` inside a started stream stands for, by its `error.type`. */
+const streamErrorKinds: Readonly<Record<string, ProviderErrorKind>> = {
+  overloaded_error: "overloaded",
+  rate_limit_error: "rate_limited",
+  api_error: "server",
+  timeout_error: "server",
+  invalid_request_error: "bad_request",
+  authentication_error: "auth",
+  permission_error: "permission",
+  not_found_error: "not_found"
+}
+
+const streamErrorEvent = (model: ModelEntry, error: SdkApiError): ProviderError => {
+  const message = apiErrorMessage(error) ?? "no details given"
+  const type = error.type ?? "error"
+  const kind = streamErrorKinds[type] ?? "server"
+  return new ProviderError({
+    kind: kind === "bad_request" && isContextTooLong({ message }) ? "context_too_long" : kind,
+    provider: model.provider.name,
+    message: `${model.provider.name} reported ${type} during the response: ${message}`
+  })
+}
+
+const httpError = (model: ModelEntry, error: SdkApiError, status: number): ProviderError => {
+  const message = apiErrorMessage(error)
+  // A 429 for a spending limit lasts until someone raises it: waiting and retrying would not help.
+  if (status === 429 && error.errorCode?.endsWith("spend_limit_reached") === true) {
+    return new ProviderError({
+      kind: "permission",
+      status,
+      provider: model.provider.name,
+      message: `${model.provider.name} refused the request: a spending limit is reached (HTTP 429: ${message ?? error.errorCode})`
+    })
+  }
+  return providerErrorFromHttp(model, { status, headers: error.headers, message, code: error.errorCode ?? undefined })
+}
+
+const toProviderError = (
+  model: ModelEntry,
+  sdk: AnthropicSdk,
+  error: unknown,
+  state: { readonly aborted: boolean; readonly responded: boolean }
+): ProviderError => {
+  if (state.aborted || error instanceof sdk.APIUserAbortError) return cancelled(model)
+  if (error instanceof sdk.APIConnectionTimeoutError) return connectionFailed(model, "the request timed out")
+  if (error instanceof sdk.APIConnectionError) return connectionFailed(model, rootCauseMessage(error))
+  if (error instanceof sdk.APIError) {
+    return error.status === undefined ? streamErrorEvent(model, error) : httpError(model, error, error.status)
+  }
+  if (error instanceof SyntaxError) {
+    return new ProviderError({
+      kind: "server",
+      provider: model.provider.name,
+      message: `${model.provider.name} sent a stream event that is not valid JSON (${error.message})`
+    })
+  }
+  // The SDK wraps failures before the response; anything else broke the body while it streamed.
+  return state.responded ? streamCut(model) : connectionFailed(model, rootCauseMessage(error))
+}
+
+/** Reads the SDK stream into `emit`, pausing whenever the consumer's buffer is full. */
+const pump = async (
+  model: ModelEntry,
+  { sdk, client }: Connection,
+  body: MessageCreateParamsStreaming,
+  signal: AbortSignal,
+  emit: Emit
+): Promise<void> => {
+  const decoder = makeAnthropicStreamDecoder(newCallId)
+  let responded = false
+  try {
+    const events = await client.post<SdkStream<RawMessageStreamEvent>>("/v1/messages", { body, stream: true, signal })
+    responded = true
+    for await (const event of events) {
+      for (const modelEvent of decoder.push(event)) await emit.single(modelEvent)
+    }
+    // The SDK ends the iteration quietly when aborted; the consumer is gone then.
+    if (signal.aborted) return
+    const closing = decoder.finish()
+    if (closing === undefined) {
+      await emit.fail(streamCut(model))
+      return
+    }
+    for (const event of closing) await emit.single(event)
+    await emit.end()
+  } catch (error) {
+    await emit.fail(toProviderError(model, sdk, error, { aborted: signal.aborted, responded }))
+  }
+}
+
+/** A ModelClient for one model of an Anthropic Messages provider; the API key is read from `env`. */
+export const makeAnthropicClient = (model: ModelEntry, env: Env): ModelClientShape => {
+  let connection: Promise<Connection> | undefined
+
+  const connect = Effect.suspend(() => {
+    if (connection === undefined) {
+      if (model.provider.baseURL === "") return Effect.fail(missingBaseURL(model))
+      const apiKey = readApiKey(model.provider, env)
+      if (apiKey === undefined && model.provider.apiKeyEnv.length > 0) return Effect.fail(missingApiKey(model))
+      connection = openConnection(model, apiKey)
+    }
+    const opened = connection
+    return Effect.promise(() => opened)
+  })
+
+  return {
+    stream: (request) =>
+      Stream.asyncScoped<ModelEvent, ProviderError>(
+        (emit) =>
+          Effect.gen(function* () {
+            const opened = yield* connect
+            const controller = new AbortController()
+            yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
+            void pump(model, opened, anthropicRequestBody(request), controller.signal, emit)
+          }),
+        { bufferSize, strategy: "suspend" }
+      )
+  }
+}
