@@ -5,6 +5,7 @@
  */
 import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "./specs.ts"
 import { lazyTool, type Tool } from "./tool.ts"
+import { editSpec, writeSpec } from "./write-specs.ts"
 
 /** The built-in tools, in the order they are offered to the model. */
 export const builtinTools: ReadonlyArray<Tool> = [
@@ -12,7 +13,9 @@ export const builtinTools: ReadonlyArray<Tool> = [
   lazyTool(listSpec, () => import("./list.ts").then((module) => module.listDirectory)),
   lazyTool(treeSpec, () => import("./tree.ts").then((module) => module.showTree)),
   lazyTool(globSpec, () => import("./glob.ts").then((module) => module.findFiles)),
-  lazyTool(grepSpec, () => import("./grep.ts").then((module) => (args, context) => module.searchFiles(args, context)))
+  lazyTool(grepSpec, () => import("./grep.ts").then((module) => (args, context) => module.searchFiles(args, context))),
+  lazyTool(editSpec, () => import("./edit.ts").then((module) => module.editFile)),
+  lazyTool(writeSpec, () => import("./write.ts").then((module) => module.writeFile))
 ]
 
 /** Their names, in the same order. */

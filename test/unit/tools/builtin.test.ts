@@ -8,6 +8,7 @@ import { touchesNothing } from "../../support/classification.ts"
 import { builtinToolNames, builtinTools } from "../../../src/tools/builtin.ts"
 import * as P from "../../../src/tools/params.ts"
 import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "../../../src/tools/specs.ts"
+import { editSpec, writeSpec } from "../../../src/tools/write-specs.ts"
 import { lazyTool, ToolError, type Tool, type ToolContext } from "../../../src/tools/tool.ts"
 
 const toolsDir = path.resolve(import.meta.dirname, "../../../src/tools")
@@ -41,9 +42,9 @@ const eagerClosure = async (entry: string): Promise<Array<string>> => {
 const context = {} as ToolContext
 
 describe("built-in tools", () => {
-  it("offers read, list, tree, glob and grep, in that order, with the definitions of specs.ts", () => {
-    expect(builtinToolNames).toEqual(["read", "list", "tree", "glob", "grep"])
-    const specs = [readSpec, listSpec, treeSpec, globSpec, grepSpec]
+  it("offers read, list, tree, glob, grep, edit and write, in that order, with their definitions", () => {
+    expect(builtinToolNames).toEqual(["read", "list", "tree", "glob", "grep", "edit", "write"])
+    const specs = [readSpec, listSpec, treeSpec, globSpec, grepSpec, editSpec, writeSpec]
     builtinTools.forEach((tool, i) => {
       const spec = specs[i]
       expect({ name: tool.name, description: tool.description, parameters: tool.parameters, classify: tool.classify }).toEqual(spec)
@@ -54,7 +55,7 @@ describe("built-in tools", () => {
   it("loads nothing but the definitions at start-up", async () => {
     const classification = ["../approval/classification.ts", "../approval/classify-paths.ts", "effect/Effect", "glob-pattern.ts", "node:path"]
     expect(await eagerClosure("specs.ts")).toEqual([...classification, "effect/Schema", "params.ts"].sort())
-    expect(await eagerClosure("builtin.ts")).toEqual([...classification, "effect/Schema", "params.ts", "specs.ts", "tool.ts"].sort())
+    expect(await eagerClosure("builtin.ts")).toEqual([...classification, "effect/Schema", "params.ts", "specs.ts", "tool.ts", "write-specs.ts"].sort())
   })
 })
 
