@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { makePathFence, type PathFence } from "../src/approval/path-fence.ts"
 import type { PreparedSession } from "../src/cli/prepare.ts"
+import { ActiveModel } from "../src/engine/active-model.ts"
 import { assembleCatalog } from "../src/engine/catalog.ts"
 import { Conversation } from "../src/engine/conversation.ts"
 import { Operator, type OperatorShape } from "../src/engine/operator.ts"
@@ -15,18 +16,21 @@ import { Renderer, type RendererShape } from "../src/engine/renderer.ts"
 import { makeSessionControls, type SessionControls } from "../src/engine/session-controls.ts"
 import { Toolbox, type ToolboxShape } from "../src/engine/toolbox.ts"
 import { systemPrompt } from "../src/prompts/builtin/system.ts"
-import { ModelClient, type ModelClientShape } from "../src/providers/model-client.ts"
+import { checkCredentials, resolveModel } from "../src/providers/catalog.ts"
+import type { ModelClientShape } from "../src/providers/model-client.ts"
+import { makeModelClient } from "../src/providers/registry.ts"
 import type { AccessGrant, SessionDocument } from "../src/session/document.ts"
 import { SessionStore } from "../src/session/store.ts"
 import { builtinTools } from "../src/tools/builtin.ts"
 import { makeSpill } from "../src/tools/spill.ts"
 import { skillsListing } from "../src/skills/discover.ts"
+import { sessionBashTools } from "../src/tools/bash-session.ts"
 import { makeQuestionTool } from "../src/tools/question-tool.ts"
 import { makeSkillTool } from "../src/tools/skill-tool.ts"
 import { makeTodoTools } from "../src/tools/todo-tools.ts"
 import type { Tool } from "../src/tools/tool.ts"
 
-export type SessionServices = ModelClient | Renderer | Operator | Toolbox | Conversation | SessionStore
+export type SessionServices = ActiveModel | Renderer | Operator | Toolbox | Conversation | SessionStore
 
 export interface Session {
   readonly services: Context.Context<SessionServices>
@@ -55,7 +59,19 @@ export const startSession = (
       get: Effect.map(conversation.document, (doc) => doc.todos ?? []),
       set: (todos) => conversation.update((doc) => ({ ...doc, todos })).pipe(Effect.zipRight(conversation.save))
     })
-    const sessionTools = [todowrite, todoread, makeQuestionTool(operator), ...(prepared.skills.length > 0 ? [makeSkillTool(prepared.skills)] : [])]
+    const bashTools = yield* sessionBashTools(prepared.config, yield* Effect.scope, (command, context) =>
+      // The classifier loads with the first shell call; Crystal's home (config, sessions) is off limits to commands.
+      Effect.promise(() => import("../src/approval/bash-classifier.ts")).pipe(
+        Effect.flatMap((classifier) => classifier.classifyCommand(command, context.fence, { protectedDirs: [prepared.paths.home] }))
+      )
+    )
+    const sessionTools = [
+      todowrite,
+      todoread,
+      makeQuestionTool(operator),
+      ...(prepared.skills.length > 0 ? [makeSkillTool(prepared.skills)] : []),
+      ...bashTools
+    ]
     const tools = new Map<string, Tool>([...builtinTools, ...sessionTools].map((tool) => [tool.name, tool]))
     const disabled = new Set(prepared.disabledTools)
     let fence = fenceFor(prepared.document.access ?? [])
@@ -84,12 +100,20 @@ export const startSession = (
     yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))
     return {
       services: store.pipe(
-        Context.add(ModelClient, client),
+        Context.add(ActiveModel, ActiveModel.holding({ entry: prepared.model, client })),
         Context.add(Renderer, renderer),
         Context.add(Operator, operator),
         Context.add(Toolbox, toolbox),
         Context.add(Conversation, conversation)
       ),
-      controls: makeSessionControls({ compose, fenceFor })
+      controls: makeSessionControls({
+        compose,
+        fenceFor,
+        resolveModel: (ref) =>
+          resolveModel({ requested: { ref, source: "/model" }, config: prepared.config, configFile: prepared.paths.configFile, env: process.env }).pipe(
+            Effect.flatMap((entry) => checkCredentials(entry, process.env))
+          ),
+        makeClient: (entry) => makeModelClient(entry, process.env)
+      })
     }
   })

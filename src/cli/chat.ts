@@ -136,7 +136,7 @@ export const chatCommand = (flags: SessionFlags): Effect.Effect<number> =>
       }
       if (line.trim() === "/exit") break
       if (line.trim() === "") continue
-      const settings = { model: prepared.model, maxSteps: prepared.maxSteps }
+      const settings = { maxSteps: prepared.maxSteps }
       const fiber = Effect.runFork(
         runTurn(line, settings).pipe(
           Effect.provide(session.services),

@@ -10,7 +10,8 @@ import { ConfigError } from "../config/errors.ts"
 import { loadConfig } from "../config/load.ts"
 import { makeCrystalPaths, type CrystalPaths } from "../config/paths.ts"
 import { configDefaults, type Config } from "../config/schema.ts"
-import { checkCredentials, resolveModel, type ModelEntry } from "../providers/catalog.ts"
+import { checkCredentials, ollamaBaseURL, resolveModel, type ModelEntry } from "../providers/catalog.ts"
+import { defaultOllamaHost, findLocalOllamaModel } from "../providers/ollama-probe.ts"
 import type { SessionDocument } from "../session/document.ts"
 import { makeSessionStore, type SessionStoreShape } from "../session/store.ts"
 import { providedToolNames } from "../engine/catalog.ts"
@@ -75,6 +76,16 @@ const findSession = (store: SessionStoreShape, flags: SessionFlags, workspace: s
     return latest
   })
 
+/** With nothing configured, a running Ollama on this machine is used with its first model. */
+const detectLocalOllama = (config: Config, configFile: string, env: Env) => {
+  const host = ollamaBaseURL(env["OLLAMA_HOST"] ?? "") || defaultOllamaHost
+  return Effect.promise(() => findLocalOllamaModel(host)).pipe(
+    Effect.map((model) =>
+      model === undefined ? undefined : resolveModel({ requested: { ref: `ollama/${model}`, source: host }, config, configFile, env })
+    )
+  )
+}
+
 export const prepareSession = (flags: SessionFlags, cwd: string, env: Env) =>
   Effect.gen(function* () {
     const startDir = yield* realDirectory(cwd, "the current directory")
@@ -93,6 +104,10 @@ export const prepareSession = (flags: SessionFlags, cwd: string, env: Env) =>
           ? { ref: earlier.value.model, source: `session ${earlier.value.id}` }
           : undefined
     const model = yield* resolveModel({ requested, config, configFile: paths.configFile, env }).pipe(
+      Effect.catchIf(
+        (error) => error.noModel === true,
+        (error) => detectLocalOllama(config, paths.configFile, env).pipe(Effect.flatMap((found) => found ?? Effect.fail(error)))
+      ),
       Effect.flatMap((entry) => checkCredentials(entry, env))
     )
     const base = Option.isSome(earlier)

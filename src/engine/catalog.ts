@@ -18,7 +18,24 @@ export const catalogOrder: Readonly<Record<Mode, ReadonlyArray<string>>> = {
  * The built-in tools this build provides, whether loaded at start-up or made per session (the
  * todo and bash tools need session services). `--disable-tool` accepts exactly these names.
  */
-export const providedToolNames: ReadonlyArray<string> = ["read", "list", "tree", "glob", "grep", "todowrite", "todoread", "question", "skill", "edit", "write"]
+export const providedToolNames: ReadonlyArray<string> = [
+  "read",
+  "list",
+  "tree",
+  "glob",
+  "grep",
+  "todowrite",
+  "todoread",
+  "question",
+  "skill",
+  "edit",
+  "write",
+  "bash",
+  "bash_start",
+  "bash_status",
+  "bash_logs",
+  "bash_stop"
+]
 
 /** Names no plugin or external tool may take, even when disabled (SPEC M5). */
 export const reservedToolNames: ReadonlySet<string> = new Set([...readTools, ...workOnlyTools, "describe_image", "view_image"])

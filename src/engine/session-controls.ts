@@ -9,10 +9,16 @@ import type { Access, PathFence } from "../approval/path-fence.ts"
 import type { ApprovalMode } from "../approval/policy.ts"
 import { ConfigError } from "../config/errors.ts"
 import type { AccessGrant, Mode, SessionDocument } from "../session/document.ts"
+import type { ModelEntry } from "../providers/catalog.ts"
+import type { ModelClientShape } from "../providers/model-client.ts"
+import { ActiveModel } from "./active-model.ts"
 import { Conversation } from "./conversation.ts"
 import { Toolbox } from "./toolbox.ts"
 
 export interface SessionControlsOptions {
+  /** "provider/model" (or a bare id) to a model entry, with the session's config and environment. */
+  readonly resolveModel: (ref: string) => Effect.Effect<ModelEntry, ConfigError>
+  readonly makeClient: (entry: ModelEntry) => Effect.Effect<ModelClientShape>
   /** The system text for a mode and approval mode (SPEC M3: switching mode replaces it). */
   readonly compose: (doc: SessionDocument) => string
   /** A fence for the workspace plus these grants. */
@@ -38,6 +44,18 @@ export const makeSessionControls = (options: SessionControlsOptions) => {
     })
 
   return {
+    /**
+     * /model: the next request goes to the new model with the same transcript. Nothing is sent
+     * raw to another provider: each adapter replays only its own protocol's reasoning state.
+     */
+    switchModel: (ref: string) =>
+      Effect.gen(function* () {
+        const entry = yield* options.resolveModel(ref)
+        const client = yield* options.makeClient(entry)
+        ;(yield* ActiveModel).set({ entry, client })
+        yield* change((doc) => ({ ...doc, model: entry.ref }))
+        return entry
+      }),
     setMode: (mode: Mode) => change((doc) => ({ ...doc, mode })),
     setApproval: (approval: ApprovalMode) => change((doc) => ({ ...doc, approval })),
     listAccess: Effect.map(Conversation, (conversation) => conversation.document).pipe(

@@ -7,13 +7,14 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import type { ProviderError } from "../providers/errors.ts"
-import { ModelClient, type ModelEvent } from "../providers/model-client.ts"
-import type { ModelEntry } from "../providers/catalog.ts"
+import type { ModelEvent } from "../providers/model-client.ts"
 import { retryStream } from "../providers/retry.ts"
 import { addUsage, emptyUsage } from "../session/document.ts"
 import { newItemId } from "../session/ids.ts"
 import type { AssistantMessage, FinishReason, ReasoningPart, ToolCall, ToolResult, Usage } from "../session/items.ts"
 import type { SessionError } from "../session/store.ts"
+import { ActiveModel } from "./active-model.ts"
+import { checkImageInput } from "./capabilities.ts"
 import { Conversation } from "./conversation.ts"
 import { executeToolCall } from "./executor.ts"
 import { Operator } from "./operator.ts"
@@ -22,7 +23,6 @@ import { reminderDue, reminderText } from "./todo-reminder.ts"
 import { Toolbox, toolDefinitions } from "./toolbox.ts"
 
 export interface TurnSettings {
-  readonly model: ModelEntry
   /** Model requests allowed before the operator is asked whether to go on. */
   readonly maxSteps: number
 }
@@ -105,9 +105,8 @@ const recordMessage = (message: AssistantMessage) =>
   })
 
 /** One model request, rendered as it streams; the response is in the transcript when this returns. */
-const respond = (settings: TurnSettings) =>
-  Effect.gen(function* () {
-    const client = yield* ModelClient
+const respond = Effect.gen(function* () {
+    const { entry: model, client } = (yield* ActiveModel).get()
     const renderer = yield* Renderer
     const conversation = yield* Conversation
     const toolbox = yield* Toolbox
@@ -117,11 +116,13 @@ const respond = (settings: TurnSettings) =>
       yield* conversation.append({ _tag: "user", id: newItemId(), text: reminderText(before.todos ?? []), synthetic: "reminder" })
     }
     const doc = yield* conversation.document
+    const unsupported = checkImageInput(model, doc.items)
+    if (unsupported !== undefined) return yield* unsupported
     const request = {
       system: doc.system ?? "",
       items: doc.items,
       tools: toolDefinitions(catalog),
-      model: settings.model
+      model
     }
     const draft = new ResponseDraft()
     const events = retryStream(() => client.stream(request), {
@@ -143,10 +144,10 @@ const respond = (settings: TurnSettings) =>
       Effect.onExit((exit) =>
         Exit.isSuccess(exit) || draft.isEmpty()
           ? Effect.void
-          : recordMessage(draft.toMessage(settings.model.ref, true)).pipe(Effect.zipRight(conversation.save))
+          : recordMessage(draft.toMessage(model.ref, true)).pipe(Effect.zipRight(conversation.save))
       )
     )
-    const message = draft.toMessage(settings.model.ref, false)
+    const message = draft.toMessage(model.ref, false)
     yield* recordMessage(message)
     yield* conversation.save
     yield* renderer.assistantMessage(message)
@@ -212,7 +213,7 @@ export const runTurn = (text: string, settings: TurnSettings) =>
     let budget = settings.maxSteps
     let usage: Usage = emptyUsage
     for (;;) {
-      const message = yield* respond(settings)
+      const message = yield* respond
       steps++
       if (message.usage !== undefined) usage = addUsage(usage, message.usage)
       const calls = message.toolCalls ?? []

@@ -20,7 +20,7 @@ export const builtinProviders: ReadonlyArray<BuiltinProvider> = [
     defaultBaseURL: "https://api.anthropic.com",
     baseURLEnv: "ANTHROPIC_BASE_URL",
     apiKeyEnv: ["ANTHROPIC_API_KEY"],
-    defaultModel: "claude-sonnet-4-5"
+    defaultModel: "claude-sonnet-5-5"
   },
   {
     name: "openai",
@@ -28,7 +28,7 @@ export const builtinProviders: ReadonlyArray<BuiltinProvider> = [
     defaultBaseURL: "https://api.openai.com/v1",
     baseURLEnv: "OPENAI_BASE_URL",
     apiKeyEnv: ["OPENAI_API_KEY"],
-    defaultModel: "gpt-5.1"
+    defaultModel: "gpt-5.4"
   },
   {
     name: "gemini",
@@ -36,7 +36,7 @@ export const builtinProviders: ReadonlyArray<BuiltinProvider> = [
     defaultBaseURL: "https://generativelanguage.googleapis.com",
     baseURLEnv: "GOOGLE_GEMINI_BASE_URL",
     apiKeyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
-    defaultModel: "gemini-2.5-pro"
+    defaultModel: "gemini-pro-latest"
   },
   {
     name: "deepseek",

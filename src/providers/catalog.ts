@@ -2,6 +2,7 @@ import * as Either from "effect/Either"
 import { ConfigError } from "../config/errors.ts"
 import type { Config, ModelSettings, Protocol } from "../config/schema.ts"
 import { builtinProviders, findBuiltinProvider } from "./builtin.ts"
+import { knownModel, providersKnowing } from "./known-models.ts"
 
 export interface ResolvedProvider {
   readonly name: string
@@ -41,7 +42,8 @@ type Env = Readonly<Record<string, string | undefined>>
 
 const nonEmpty = (value: string | undefined): string | undefined => (value !== undefined && value !== "" ? value : undefined)
 
-const ollamaBaseURL = (host: string): string => (/^[a-z]+:\/\//i.test(host) ? host : `http://${host}`)
+/** OLLAMA_HOST may be "host:port" without a scheme; "" stays "". */
+export const ollamaBaseURL = (host: string): string => (host === "" || /^[a-z]+:\/\//i.test(host) ? host : `http://${host}`)
 
 const resolveProvider = (name: string, config: Config, env: Env): ResolvedProvider | undefined => {
   const settings = config.providers?.[name]
@@ -70,14 +72,16 @@ const capabilitiesFrom = (settings: ModelSettings | undefined): ModelCapabilitie
   reasoning: settings?.reasoning ?? conservativeCapabilities.reasoning
 })
 
+/** config.json's entry wins field by field over the built-in knowledge of the model's family. */
 const entryFor = (provider: ResolvedProvider, id: string, config: Config): ModelEntry => {
-  const settings = config.providers?.[provider.name]?.models?.[id]
+  const configured = config.providers?.[provider.name]?.models?.[id]
+  const known = findBuiltinProvider(provider.name) === undefined ? undefined : knownModel(provider.name, id)
   return {
     ref: `${provider.name}/${id}`,
     id,
     provider,
-    capabilities: capabilitiesFrom(settings),
-    listed: settings !== undefined
+    capabilities: capabilitiesFrom({ ...known, ...configured }),
+    listed: configured !== undefined || known !== undefined
   }
 }
 
@@ -117,7 +121,12 @@ const resolveRef = (
   if (ref.trim() === "" || slash >= 0) {
     return Either.left(new ConfigError({ message: `${source}: expected PROVIDER/MODEL, got '${ref}'` }))
   }
-  const candidates = configuredProviderNames(config).filter((name) => config.providers?.[name]?.models?.[ref] !== undefined)
+  const candidates = [
+    ...new Set([
+      ...configuredProviderNames(config).filter((name) => config.providers?.[name]?.models?.[ref] !== undefined),
+      ...providersKnowing(ref)
+    ])
+  ]
   const [only] = candidates
   if (candidates.length === 1 && only !== undefined) {
     const provider = resolveProvider(only, config, env)
@@ -127,7 +136,7 @@ const resolveRef = (
     new ConfigError({
       message:
         candidates.length === 0
-          ? `${source}: no configured provider lists the model '${ref}'; name it as PROVIDER/MODEL`
+          ? `${source}: no provider is known to offer the model '${ref}'; name it as PROVIDER/MODEL`
           : `${source}: the model '${ref}' is offered by several providers (${candidates.join(", ")}); name it as PROVIDER/MODEL`
     })
   )
@@ -165,12 +174,12 @@ export const resolveModel = ({ requested, config, configFile, env }: ModelChoice
     if (!detected) continue
     if (builtin.defaultModel === undefined) {
       return Either.left(
-        new ConfigError({ message: `${builtin.baseURLEnv} is set but no model is named: pass --model ${builtin.name}/MODEL` })
+        new ConfigError({ message: `${builtin.baseURLEnv} is set but no model is named: pass --model ${builtin.name}/MODEL`, noModel: true })
       )
     }
     return resolveRef(`${builtin.name}/${builtin.defaultModel}`, builtin.apiKeyEnv[0] ?? builtin.baseURLEnv, config, env)
   }
-  return Either.left(new ConfigError({ message: noProviderMessage(configFile) }))
+  return Either.left(new ConfigError({ message: noProviderMessage(configFile), noModel: true }))
 }
 
 /** Fails before anything is sent or saved when the provider needs a key the environment lacks. */

@@ -1,4 +1,3 @@
-import * as Context from "effect/Context"
 import type * as Stream from "effect/Stream"
 import type { FinishReason, OpaqueState, TranscriptItem, Usage } from "../session/items.ts"
 import type { ProviderError } from "./errors.ts"
@@ -49,5 +48,3 @@ export type ModelEvent =
 export interface ModelClientShape {
   readonly stream: (request: ModelRequest) => Stream.Stream<ModelEvent, ProviderError>
 }
-
-export class ModelClient extends Context.Tag("crystal/ModelClient")<ModelClient, ModelClientShape>() {}

@@ -33,6 +33,12 @@ interface ChatBody {
 
 const bodyOf = (fake: FakeLlm, index: number): ChatBody => fake.requests[index]?.body as ChatBody
 
+/** What Work mode offers in this build, in catalog order (SPEC M2). */
+const workCatalog = [
+  "read", "list", "tree", "glob", "grep", "todowrite", "todoread", "question",
+  "edit", "write", "bash", "bash_start", "bash_status", "bash_logs", "bash_stop"
+]
+
 /** The model of the brief: it globs, reads two files, then answers. */
 const exploreScript = [
   { toolCalls: [{ id: "call_glob", name: "glob", arguments: { pattern: "src/**/*.ts" } }], usage: { inputTokens: 100, outputTokens: 5 } },
@@ -63,7 +69,7 @@ describe("crystal run", () => {
     expect(toolMessages.map((message) => message.tool_call_id)).toEqual(["call_glob", "call_read_1", "call_read_2"])
     expect(toolMessages[0]?.content).toBe("src/util.ts\nsrc/widget.ts")
     expect(toolMessages[1]?.content).toBe("1\texport const widget = () => 42")
-    expect(bodyOf(fake, 0).tools?.map((tool) => tool.function.name)).toEqual(["read", "list", "tree", "glob", "grep"])
+    expect(bodyOf(fake, 0).tools?.map((tool) => tool.function.name)).toEqual(workCatalog)
     expect(bodyOf(fake, 0).messages[0]?.role).toBe("system")
   })
 
@@ -208,7 +214,7 @@ describe("crystal run", () => {
     fake.script([{ text: "ok" }])
     const result = await runCrystal(sandbox, ["run", "--disable-tool", "grep", "--disable-tool", "tree", "hi"])
     expect(result.code).toBe(0)
-    expect(bodyOf(fake, 0).tools?.map((tool) => tool.function.name)).toEqual(["read", "list", "glob"])
+    expect(bodyOf(fake, 0).tools?.map((tool) => tool.function.name)).toEqual(workCatalog.filter((name) => name !== "grep" && name !== "tree"))
     expect(String(bodyOf(fake, 0).messages[0]?.content)).toContain("disabled these tools for this session: grep, tree. Do not call them.")
   })
 
@@ -260,7 +266,9 @@ describe("crystal run refuses to start", () => {
     await writeLocalConfig(sandbox, fake.url)
     const result = await runCrystal(sandbox, ["run", "--disable-tool", "teleport", "hi"])
     expect(result.code).toBe(2)
-    expect(result.stderr).toBe("crystal: --disable-tool: unknown tool 'teleport' (built-in tools: read, list, tree, glob, grep)\n")
+    expect(result.stderr).toBe(
+      "crystal: --disable-tool: unknown tool 'teleport' (built-in tools: read, list, tree, glob, grep, todowrite, todoread, question, skill, edit, write, bash, bash_start, bash_status, bash_logs, bash_stop)\n"
+    )
     expect(fake.requests).toHaveLength(0)
   })
 
@@ -333,5 +341,18 @@ describe("crystal run interrupted", () => {
     const last = (await readSession(file ?? "")).items.at(-1)
     expect(last).toMatchObject({ _tag: "assistant", incomplete: true, finishReason: "cancelled" })
     expect(String(last?.["text"])).toMatch(/^Partial /)
+  })
+})
+
+describe("crystal run with nothing configured", () => {
+  it("uses a reachable Ollama and its first model", async () => {
+    const sandbox = await makeSandbox()
+    const fake = await fakeServer()
+    fake.serve("GET", "/api/tags", { models: [{ name: "qwen3-coder:30b" }, { name: "llama3:8b" }] })
+    fake.script([{ text: "hello from ollama" }])
+    const result = await runCrystal(sandbox, ["run", "--format", "json", "hi"], { env: { OLLAMA_HOST: fake.url.replace("http://", "") } })
+    expect(result.code).toBe(0)
+    expect(jsonLines(result.stdout)[0]).toMatchObject({ model: "ollama/qwen3-coder:30b" })
+    expect(fake.requests.at(-1)?.protocol).toBe("ollama")
   })
 })

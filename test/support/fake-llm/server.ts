@@ -20,6 +20,8 @@ export interface FakeLlm {
   /** Appends replies; each model request consumes the next one. */
   readonly script: (replies: ReadonlyArray<Reply>) => void
   readonly remainingReplies: () => number
+  /** A fixed JSON answer for a non-model endpoint (e.g. Ollama's GET /api/tags); consumes no reply. */
+  readonly serve: (method: string, pathname: string, body: unknown) => void
   /** Resolves with the nth request (1-based) once it has arrived. */
   readonly waitForRequest: (n: number, options?: { readonly timeoutMs?: number }) => Promise<RecordedRequest>
   readonly close: () => Promise<void>
@@ -154,6 +156,7 @@ const requestId = (request: RecordedRequest): string => `req_fake${request.index
 export const startFakeLlm = async (): Promise<FakeLlm> => {
   const requests: Array<RecordedRequest> = []
   const replies: Array<Reply> = []
+  const staticRoutes = new Map<string, unknown>()
   const waiters: Array<Waiter> = []
   const sockets = new Set<Socket>()
   const inFlight = new Set<AbortController>()
@@ -197,6 +200,12 @@ export const startFakeLlm = async (): Promise<FakeLlm> => {
     requests.push(request)
     settleWaiters()
 
+    const fixed = staticRoutes.get(`${method} ${pathname}`)
+    if (fixed !== undefined) {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify(fixed))
+      return
+    }
     if (protocol === undefined) {
       res.writeHead(404, { "content-type": "application/json" })
       res.end(JSON.stringify({ error: { message: `fake-llm: no route for ${method} ${path}` } }))
@@ -251,6 +260,9 @@ export const startFakeLlm = async (): Promise<FakeLlm> => {
       replies.push(...more)
     },
     remainingReplies: () => replies.length,
+    serve: (method, pathname, body) => {
+      staticRoutes.set(`${method} ${pathname}`, body)
+    },
     waitForRequest: (n, options) =>
       new Promise<RecordedRequest>((resolve, reject) => {
         const arrived = requests[n - 1]

@@ -15,7 +15,7 @@ import { Renderer, type RendererShape } from "../../../src/engine/renderer.ts"
 import { Toolbox } from "../../../src/engine/toolbox.ts"
 import { runTurn, type TurnSettings } from "../../../src/engine/turn.ts"
 import type { ModelEntry } from "../../../src/providers/catalog.ts"
-import { ModelClient } from "../../../src/providers/model-client.ts"
+import { ActiveModel } from "../../../src/engine/active-model.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
 import { makeSessionStore, SessionStore } from "../../../src/session/store.ts"
 import { touchesNothing } from "../../support/classification.ts"
@@ -94,7 +94,7 @@ const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow],
   const fence = await makePathFence(home)
   const storeLayer = Layer.succeed(SessionStore, store)
   const layer = Layer.mergeAll(
-    Layer.succeed(ModelClient, makeOpenAIChatClient(model, {})),
+    Layer.succeed(ActiveModel, ActiveModel.holding({ entry: model, client: makeOpenAIChatClient(model, {}) })),
     Layer.succeed(Renderer, recordingRenderer(log)),
     Layer.succeed(Operator, {
       confirm: () => Effect.succeed(confirm),
@@ -110,7 +110,7 @@ const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow],
     storeLayer,
     Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provide(storeLayer))
   )
-  const settings: TurnSettings = { model, maxSteps: 5 }
+  const settings: TurnSettings = { maxSteps: 5 }
   const turn = (text: string) => runTurn(text, settings).pipe(Effect.provide(layer))
   const saved = () => Effect.runPromise(store.load(document.id))
   return { fake, log, turn, saved, settings }

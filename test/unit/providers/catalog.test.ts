@@ -77,7 +77,7 @@ describe("model resolution", () => {
   })
 
   it("detects built-in providers from the environment in a fixed order", () => {
-    expect(ok({ env: { OPENAI_API_KEY: "k", DEEPSEEK_API_KEY: "k" } }).ref).toBe("openai/gpt-5.1")
+    expect(ok({ env: { OPENAI_API_KEY: "k", DEEPSEEK_API_KEY: "k" } }).ref).toBe("openai/gpt-5.4")
     expect(ok({ env: { GOOGLE_API_KEY: "k" } }).provider.protocol).toBe("gemini")
     expect(ok({ env: { ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" } }).provider.name).toBe("anthropic")
   })
@@ -106,5 +106,33 @@ describe("credentials", () => {
     expect(Either.isRight(checkCredentials(entry, { LOCAL_API_KEY: "k" }))).toBe(true)
     const keyless = ok({ config: { providers: { lan: { baseURL: "http://x/v1", models: { m: {} } } } } })
     expect(Either.isRight(checkCredentials(keyless, {}))).toBe(true)
+  })
+})
+
+describe("built-in model knowledge", () => {
+  it("knows the families of the built-in providers, and config.json overrides it field by field", () => {
+    const sonnet = ok({ requested: { ref: "anthropic/claude-sonnet-5-5", source: "--model" } })
+    expect(sonnet.capabilities).toEqual({ contextWindow: 200_000, maxOutputTokens: 64_000, imageInput: true, reasoning: true })
+    expect(sonnet.listed).toBe(true)
+    const overridden = ok({
+      config: { providers: { anthropic: { models: { "claude-sonnet-5-5": { contextWindow: 1_000_000 } } } } },
+      requested: { ref: "anthropic/claude-sonnet-5-5", source: "--model" }
+    })
+    expect(overridden.capabilities).toMatchObject({ contextWindow: 1_000_000, maxOutputTokens: 64_000, reasoning: true })
+    expect(ok({ requested: { ref: "deepseek/deepseek-chat", source: "--model" } }).capabilities.imageInput).toBe(false)
+    expect(ok({ requested: { ref: "openai/gpt-5.4", source: "--model" } }).capabilities.reasoning).toBe(true)
+  })
+
+  it("does not lend a built-in family to a custom provider", () => {
+    const entry = ok({ config: { providers: { gateway: { baseURL: "http://gw/v1" } } }, requested: { ref: "gateway/gpt-5.4", source: "--model" } })
+    expect(entry.listed).toBe(false)
+    expect(entry.capabilities.contextWindow).toBe(32_768)
+  })
+
+  it("resolves a bare id through the family it belongs to", () => {
+    expect(ok({ requested: { ref: "claude-opus-5", source: "--model" } }).ref).toBe("anthropic/claude-opus-5")
+    expect(failure({ requested: { ref: "mystery-model", source: "--model" } })).toBe(
+      "--model: no provider is known to offer the model 'mystery-model'; name it as PROVIDER/MODEL"
+    )
   })
 })

@@ -1,0 +1,130 @@
+/**
+ * Starting a shell command: `/bin/bash -c` (or `/bin/sh -c` where bash is missing) as the leader of
+ * its own session and process group, stdin closed (/dev/null: a read sees end of file at once),
+ * stdout and stderr read continuously (a full pipe would block the child) and handed to the caller
+ * chunk by chunk, in arrival order.
+ *
+ * The command runs after `exec 2>&1; ` on the same line (so error line numbers do not move): its
+ * stderr then shares stdout's pipe and the two interleave exactly as they were written, as with
+ * `cmd 2>&1` in a terminal. The stderr pipe still carries what the shell reports before that
+ * (a syntax error in the command).
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { defaultShell } from "./limits.ts"
+import { trackLeader } from "./process-tree.ts"
+
+/** The shell could not be started (missing working directory, no shell, too many processes). */
+export class SpawnError extends Schema.TaggedError<SpawnError>()("SpawnError", {
+  message: Schema.String
+}) {}
+
+
+export interface ShellExit {
+  /** The shell's exit code, or null when a signal ended it. */
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+export interface SpawnShellOptions {
+  readonly command: string
+  readonly cwd: string
+  readonly env?: NodeJS.ProcessEnv
+  /** Defaults to `defaultShell()`. */
+  readonly shell?: string
+  /** Every chunk of stdout or stderr, as it arrives. */
+  readonly onOutput: (chunk: Buffer) => void
+  /**
+   * After the shell exits, how long to keep reading output that processes it left behind still
+   * write (they hold the pipes open). Default 200 ms.
+   */
+  readonly drainMs?: number
+}
+
+export interface ShellProcess {
+  /** The shell's pid, which is also its process group and session id. */
+  readonly pid: number
+  /**
+   * Completes once the shell has exited and its output has been read: both pipes closed, or
+   * `drainMs` passed since the exit (reading then stops). Interrupting the wait does not kill anything.
+   */
+  readonly finished: Effect.Effect<ShellExit>
+  /** The exit, once `finished` has completed. */
+  readonly result: () => ShellExit | undefined
+}
+
+const DEFAULT_DRAIN_MS = 200
+
+/**
+ * Starts the shell. Run it where interruption cannot land between the spawn and the code that
+ * takes charge of the process (an acquire step, or `Effect.uninterruptible`): the process is then
+ * always killed by someone. Its leader is also tracked for the exit hook in process-tree.ts.
+ */
+export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProcess, SpawnError> =>
+  Effect.async<ShellProcess, SpawnError>((resume) => {
+    const shell = options.shell ?? defaultShell()
+    const child = spawn(shell, ["-c", `exec 2>&1; ${options.command}`], {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      windowsHide: true
+    })
+
+    const pid = child.pid
+    if (pid === undefined) {
+      child.once("error", (error: NodeJS.ErrnoException) => {
+        const reason = error.code === "ENOENT" && !fs.existsSync(options.cwd) ? `the directory ${options.cwd} does not exist` : error.message
+        resume(Effect.fail(new SpawnError({ message: `could not start ${shell}: ${reason}` })))
+      })
+      return
+    }
+    trackLeader(pid)
+
+    let exit: ShellExit | undefined
+    let done: ShellExit | undefined
+    let drainTimer: ReturnType<typeof setTimeout> | undefined
+    const waiting = new Set<(exit: ShellExit) => void>()
+
+    const finish = (): void => {
+      if (done !== undefined || exit === undefined) return
+      done = exit
+      if (drainTimer !== undefined) clearTimeout(drainTimer)
+      // Leftover processes may still hold the pipes: stop reading them.
+      child.stdout?.destroy()
+      child.stderr?.destroy()
+      for (const notify of waiting) notify(done)
+      waiting.clear()
+    }
+
+    child.stdout?.on("data", options.onOutput)
+    child.stderr?.on("data", options.onOutput)
+    // After a successful spawn an 'error' can only come from a failed kill(); ours go through
+    // process.kill, so there is nothing to do, but an unhandled 'error' event would throw.
+    child.on("error", () => {})
+    let closed = false
+    child.once("exit", (code, signal) => {
+      exit = { code, signal }
+      if (closed) finish()
+      else drainTimer = setTimeout(finish, options.drainMs ?? DEFAULT_DRAIN_MS)
+    })
+    child.once("close", () => {
+      closed = true
+      finish()
+    })
+
+    resume(
+      Effect.succeed({
+        pid,
+        result: () => done,
+        finished: Effect.async<ShellExit>((resumeWait) => {
+          if (done !== undefined) return resumeWait(Effect.succeed(done))
+          const notify = (value: ShellExit) => resumeWait(Effect.succeed(value))
+          waiting.add(notify)
+          return Effect.sync(() => waiting.delete(notify))
+        })
+      })
+    )
+  })

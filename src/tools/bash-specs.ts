@@ -1,0 +1,125 @@
+/**
+ * The shell tools' definitions (SPEC T5, T6): what the model is told and how a call is classified.
+ * Loaded at start-up, so it imports nothing that spawns: the implementations (bash-tools.ts,
+ * src/bash/) load on a tool's first run.
+ */
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
+import type { Classification } from "../approval/classification.ts"
+import { DEFAULT_LOG_READ_BYTES } from "../bash/limits.ts"
+import * as P from "./params.ts"
+import type { ToolContext, ToolError, ToolSpec } from "./tool.ts"
+
+/** How much of a foreground command's output the model sees: the beginning and, mostly, the end. */
+export interface HeadTailCaps {
+  readonly headLines: number
+  readonly headBytes: number
+  readonly tailLines: number
+  readonly tailBytes: number
+  /** Lines longer than this are cut in the returned text (the spilled text keeps them whole). */
+  readonly maxLineChars: number
+}
+
+export const BASH_OUTPUT_CAPS: HeadTailCaps = {
+  headLines: 100,
+  headBytes: 8 * 1024,
+  tailLines: 300,
+  tailBytes: 24 * 1024,
+  maxLineChars: 2000
+}
+
+export const BASH_LOGS_MAX_BYTES = 64 * 1024
+
+export const formatSize = (bytes: number): string =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1048576).toFixed(1)} MB`
+
+/** A buffer size for a description: "1 MB", "512 KB". */
+const formatCapacity = (bytes: number): string =>
+  bytes >= 1048576 && bytes % 1048576 === 0 ? `${bytes / 1048576} MB` : bytes >= 1024 && bytes % 1024 === 0 ? `${bytes / 1024} KB` : formatSize(bytes)
+
+/** A configured limit for a description: "120 s", "10800 s (3 h)". */
+const formatLimit = (seconds: number): string =>
+  seconds >= 3600 && seconds % 3600 === 0 ? `${seconds} s (${seconds / 3600} h)` : `${seconds} s`
+
+const noPaths = (risk: Classification["risk"], authority: Classification["authority"], summary: string, grantKey: string): Classification => ({
+  risk,
+  authority,
+  scope: "workspace",
+  summary,
+  paths: [],
+  grantKey
+})
+
+export interface BashSettings {
+  /** Foreground time limit (config `bashTimeoutSeconds`, default 120). */
+  readonly bashTimeoutSeconds: number
+  /** Background timer, or null for none. */
+  readonly backgroundTimeoutSeconds: number | null
+  readonly bufferBytes: number
+  readonly maxTasks: number
+  readonly graceMs: number
+  readonly caps: HeadTailCaps
+  /** Path of the shell commands run in. */
+  readonly shell: string
+}
+
+/** The command classifier (approval/); bash and bash_start classify with it. */
+export type CommandClassifier = (command: string, context: ToolContext) => Effect.Effect<Classification, ToolError>
+
+export const bashSpecs = (settings: BashSettings, classifyCommand: CommandClassifier) => {
+  const shell = path.basename(settings.shell)
+  const caps = settings.caps
+  const backgroundLimit = settings.backgroundTimeoutSeconds === null ? "" : ` after ${formatLimit(settings.backgroundTimeoutSeconds)} and`
+  const command = P.object({ command: P.string("Shell command.") })
+  const spec = <F extends import("effect/Schema").Struct.Fields>(definition: ToolSpec<F>): ToolSpec<F> => definition
+  return {
+    bash: spec({
+      name: "bash",
+      description:
+        `Run a shell command (${shell} -c) in the workspace and wait for it; killed after ${formatLimit(settings.bashTimeoutSeconds)}. stdin is closed. ` +
+        "The result starts with `exit N` (or the signal / timeout), then stdout and stderr interleaved, capped to the first " +
+        `${caps.headLines} and last ${caps.tailLines} lines (${Math.round((caps.headBytes + caps.tailBytes) / 1024)} KB); the full output is ` +
+        "then saved to a file you can read. Processes still running when the command ends are killed: use bash_start for " +
+        "servers and watchers.",
+      parameters: command,
+      classify: (args, context) => classifyCommand(args.command, context)
+    }),
+    bashStart: spec({
+      name: "bash_start",
+      description:
+        `Start a shell command (${shell} -c) in the background in the workspace; returns a task id (bg1, bg2, …) at once. ` +
+        `stdin is closed; stdout and stderr go to a ${formatCapacity(settings.bufferBytes)} buffer (oldest output dropped first). ` +
+        `Tasks are killed${backgroundLimit} when the session ends. At most ${settings.maxTasks} run at once; finished tasks stay ` +
+        "queryable and free their slot.",
+      parameters: command,
+      classify: (args, context) => classifyCommand(args.command, context)
+    }),
+    bashStatus: spec({
+      name: "bash_status",
+      description: "State of a background task (running, exited with code, stopped, timed out, killed by a signal), or of all tasks without id.",
+      parameters: P.object({ id: P.optional(P.string("Task id, e.g. bg1.")) }),
+      classify: (args) => Effect.succeed(noPaths("low", "read", `bash_status ${args.id ?? "(all)"}`, "bash_status"))
+    }),
+    bashLogs: spec({
+      name: "bash_logs",
+      description:
+        "Read a background task's output (stdout and stderr interleaved) by byte offset. Without offset: the last `limit` bytes. " +
+        "The first line gives the range shown, the oldest offset still held and the next offset: pass it as offset to read " +
+        "only newer output.",
+      parameters: P.object({
+        id: P.string("Task id, e.g. bg1."),
+        offset: P.optional(P.integer("Byte offset to read from.", { minimum: 0 })),
+        limit: P.optional(P.integer(`Bytes to read (default ${DEFAULT_LOG_READ_BYTES}).`, { minimum: 64, maximum: BASH_LOGS_MAX_BYTES }))
+      }),
+      classify: (args) => Effect.succeed(noPaths("low", "read", `bash_logs ${args.id}`, "bash_logs"))
+    }),
+    bashStop: spec({
+      name: "bash_stop",
+      description: `Stop a background task: its whole process tree gets SIGTERM, then SIGKILL after ${settings.graceMs / 1000} s.`,
+      parameters: P.object({ id: P.string("Task id, e.g. bg1.") }),
+      classify: (args) => Effect.succeed(noPaths("low", "execute", `stop background task ${args.id}`, "bash_stop"))
+    })
+  }
+}
+
+export type BashSpecs = ReturnType<typeof bashSpecs>
