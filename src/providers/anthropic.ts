@@ -11,39 +11,30 @@
  */
 import type { Anthropic } from "@anthropic-ai/sdk"
 import type { Stream as SdkStream } from "@anthropic-ai/sdk/core/streaming"
-import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages"
-import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
-import type * as StreamEmit from "effect/StreamEmit"
+import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages"
 import { makeAnthropicStreamDecoder } from "./anthropic-decode.ts"
 import { anthropicRequestBody } from "./anthropic-encode.ts"
-import { readApiKey, type ModelEntry } from "./catalog.ts"
+import type { ModelEntry } from "./catalog.ts"
 import { ProviderError, type ProviderErrorKind } from "./errors.ts"
 import {
   cancelled,
   connectionFailed,
   isContextTooLong,
   messageFromErrorBody,
-  missingApiKey,
-  missingBaseURL,
   providerErrorFromHttp,
   rootCauseMessage,
   streamCut
 } from "./http-errors.ts"
-import type { ModelClientShape, ModelEvent } from "./model-client.ts"
+import type { ModelClientShape } from "./model-client.ts"
+import { makeStreamingClient, type Env, type FailureState } from "./streaming-client.ts"
 
-type Env = Readonly<Record<string, string | undefined>>
 type AnthropicSdk = typeof import("@anthropic-ai/sdk")
 type SdkApiError = InstanceType<AnthropicSdk["APIError"]>
-type Emit = StreamEmit.Emit<never, ProviderError, ModelEvent, void>
 
 interface Connection {
   readonly sdk: AnthropicSdk
   readonly client: Anthropic
 }
-
-/** Events buffered ahead of the consumer before the HTTP read pauses. */
-const bufferSize = 16
 
 const newCallId = (): string => `toolu_crystal_${crypto.randomUUID().replaceAll("-", "")}`
 
@@ -137,7 +128,7 @@ const toProviderError = (
   model: ModelEntry,
   sdk: AnthropicSdk,
   error: unknown,
-  state: { readonly aborted: boolean; readonly responded: boolean }
+  state: FailureState
 ): ProviderError => {
   if (state.aborted || error instanceof sdk.APIUserAbortError) return cancelled(model)
   if (error instanceof sdk.APIConnectionTimeoutError) return connectionFailed(model, "the request timed out")
@@ -156,62 +147,15 @@ const toProviderError = (
   return state.responded ? streamCut(model) : connectionFailed(model, rootCauseMessage(error))
 }
 
-/** Reads the SDK stream into `emit`, pausing whenever the consumer's buffer is full. */
-const pump = async (
-  model: ModelEntry,
-  { sdk, client }: Connection,
-  body: MessageCreateParamsStreaming,
-  signal: AbortSignal,
-  emit: Emit
-): Promise<void> => {
-  const decoder = makeAnthropicStreamDecoder(newCallId)
-  let responded = false
-  try {
-    const events = await client.post<SdkStream<RawMessageStreamEvent>>("/v1/messages", { body, stream: true, signal })
-    responded = true
-    for await (const event of events) {
-      for (const modelEvent of decoder.push(event)) await emit.single(modelEvent)
-    }
-    // The SDK ends the iteration quietly when aborted; the consumer is gone then.
-    if (signal.aborted) return
-    const closing = decoder.finish()
-    if (closing === undefined) {
-      await emit.fail(streamCut(model))
-      return
-    }
-    for (const event of closing) await emit.single(event)
-    await emit.end()
-  } catch (error) {
-    await emit.fail(toProviderError(model, sdk, error, { aborted: signal.aborted, responded }))
-  }
-}
-
 /** A ModelClient for one model of an Anthropic Messages provider; the API key is read from `env`. */
-export const makeAnthropicClient = (model: ModelEntry, env: Env): ModelClientShape => {
-  let connection: Promise<Connection> | undefined
-
-  const connect = Effect.suspend(() => {
-    if (connection === undefined) {
-      if (model.provider.baseURL === "") return Effect.fail(missingBaseURL(model))
-      const apiKey = readApiKey(model.provider, env)
-      if (apiKey === undefined && model.provider.apiKeyEnv.length > 0) return Effect.fail(missingApiKey(model))
-      connection = openConnection(model, apiKey)
-    }
-    const opened = connection
-    return Effect.promise(() => opened)
+export const makeAnthropicClient = (model: ModelEntry, env: Env): ModelClientShape =>
+  makeStreamingClient({
+    model,
+    env,
+    open: (apiKey) => openConnection(model, apiKey),
+    encode: anthropicRequestBody,
+    send: ({ client }, body, signal) =>
+      client.post<SdkStream<RawMessageStreamEvent>>("/v1/messages", { body, stream: true, signal }),
+    decoder: () => makeAnthropicStreamDecoder(newCallId),
+    toProviderError: (error, state, { sdk }) => toProviderError(model, sdk, error, state)
   })
-
-  return {
-    stream: (request) =>
-      Stream.asyncScoped<ModelEvent, ProviderError>(
-        (emit) =>
-          Effect.gen(function* () {
-            const opened = yield* connect
-            const controller = new AbortController()
-            yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
-            void pump(model, opened, anthropicRequestBody(request), controller.signal, emit)
-          }),
-        { bufferSize, strategy: "suspend" }
-      )
-  }
-}

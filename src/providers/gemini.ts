@@ -2,31 +2,22 @@
  * The Gemini GenerateContent adapter (generativelanguage.googleapis.com and servers that speak its
  * protocol) over the official `@google/genai` SDK, which is loaded on first use.
  */
-import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
-import type * as StreamEmit from "effect/StreamEmit"
 import type { GoogleGenAI } from "@google/genai"
-import { readApiKey, type ModelEntry } from "./catalog.ts"
+import type { ModelEntry } from "./catalog.ts"
 import { ProviderError } from "./errors.ts"
-import { missingApiKey, missingBaseURL, streamCut } from "./http-errors.ts"
-import type { ModelClientShape, ModelEvent } from "./model-client.ts"
+import { cancelled } from "./http-errors.ts"
+import type { ModelClientShape } from "./model-client.ts"
 import { makeGeminiStreamDecoder } from "./gemini-decode.ts"
 import { toProviderError } from "./gemini-errors.ts"
-import { geminiRequest, type GeminiRequest } from "./gemini-encode.ts"
+import { geminiRequest } from "./gemini-encode.ts"
+import { makeStreamingClient, newCallId, type Env } from "./streaming-client.ts"
 
-type Env = Readonly<Record<string, string | undefined>>
 type GenAISdk = typeof import("@google/genai")
-type Emit = StreamEmit.Emit<never, ProviderError, ModelEvent, void>
 
 interface Connection {
   readonly sdk: GenAISdk
   readonly client: GoogleGenAI
 }
-
-/** Events buffered ahead of the consumer before the HTTP read pauses. */
-const bufferSize = 16
-
-const newCallId = (): string => `call_${crypto.randomUUID().replaceAll("-", "")}`
 
 /**
  * The SDK insists on a key and otherwise falls back to Google Cloud credentials. A keyless server
@@ -88,46 +79,6 @@ const openConnection = async (model: ModelEntry, apiKey: string | undefined): Pr
   return { sdk, client }
 }
 
-/** Reads the SDK stream into `emit`, pausing whenever the consumer's buffer is full. */
-const pump = async (
-  model: ModelEntry,
-  { sdk, client }: Connection,
-  params: GeminiRequest,
-  signal: AbortSignal,
-  emit: Emit
-): Promise<void> => {
-  const decoder = makeGeminiStreamDecoder(newCallId)
-  let responded = false
-  try {
-    const chunks = await client.models.generateContentStream({
-      ...params,
-      config: {
-        ...params.config,
-        abortSignal: signal,
-        // Tool calls are the engine's to run, and a cut stream is reported, not silently resumed.
-        automaticFunctionCalling: { disable: true },
-        automaticContinuation: false
-      }
-    })
-    responded = true
-    for await (const chunk of chunks) {
-      for (const event of decoder.push(chunk)) await emit.single(event)
-    }
-    if (signal.aborted) return
-    const closing = decoder.finish()
-    if (closing === undefined) {
-      await emit.fail(streamCut(model))
-      return
-    }
-    for (const event of closing) await emit.single(event)
-    await emit.end()
-  } catch (error) {
-    // Only the stream's release aborts: nobody is listening any more.
-    if (signal.aborted) return
-    await emit.fail(toProviderError(model, sdk.ApiError, error, responded))
-  }
-}
-
 const nothingToSend = (model: ModelEntry): ProviderError =>
   new ProviderError({
     kind: "bad_request",
@@ -136,33 +87,28 @@ const nothingToSend = (model: ModelEntry): ProviderError =>
   })
 
 /** A ModelClient for one Gemini model; the API key is read from `env`. */
-export const makeGeminiClient = (model: ModelEntry, env: Env): ModelClientShape => {
-  let connection: Promise<Connection> | undefined
-
-  const connect = Effect.suspend(() => {
-    if (connection === undefined) {
-      if (model.provider.baseURL === "") return Effect.fail(missingBaseURL(model))
-      const apiKey = readApiKey(model.provider, env)
-      if (apiKey === undefined && model.provider.apiKeyEnv.length > 0) return Effect.fail(missingApiKey(model))
-      connection = openConnection(model, apiKey)
-    }
-    const opened = connection
-    return Effect.promise(() => opened)
+export const makeGeminiClient = (model: ModelEntry, env: Env): ModelClientShape =>
+  makeStreamingClient({
+    model,
+    env,
+    open: (apiKey) => openConnection(model, apiKey),
+    encode: (request) => {
+      const params = geminiRequest(request)
+      return params.contents.length === 0 ? nothingToSend(model) : params
+    },
+    send: ({ client }, params, signal) =>
+      client.models.generateContentStream({
+        ...params,
+        config: {
+          ...params.config,
+          abortSignal: signal,
+          // Tool calls are the engine's to run, and a cut stream is reported, not silently resumed.
+          automaticFunctionCalling: { disable: true },
+          automaticContinuation: false
+        }
+      }),
+    decoder: () => makeGeminiStreamDecoder(newCallId),
+    // Only the stream's release aborts: nobody is listening any more.
+    toProviderError: (error, { aborted, responded }, { sdk }) =>
+      aborted ? cancelled(model) : toProviderError(model, sdk.ApiError, error, responded)
   })
-
-  return {
-    stream: (request) =>
-      Stream.asyncScoped<ModelEvent, ProviderError>(
-        (emit) =>
-          Effect.gen(function* () {
-            const params = geminiRequest(request)
-            if (params.contents.length === 0) return yield* Effect.fail(nothingToSend(model))
-            const opened = yield* connect
-            const controller = new AbortController()
-            yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
-            void pump(model, opened, params, controller.signal, emit)
-          }),
-        { bufferSize, strategy: "suspend" }
-      )
-  }
-}

@@ -9,34 +9,22 @@
  * response or a stream that ends mid-line.
  */
 import { AsyncLocalStorage } from "node:async_hooks"
-import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
-import type * as StreamEmit from "effect/StreamEmit"
 import type { ChatRequest, Ollama } from "ollama/browser"
-import { readApiKey, type ModelEntry } from "./catalog.ts"
+import type { ModelEntry } from "./catalog.ts"
 import { ProviderError } from "./errors.ts"
 import {
   cancelled,
   connectionFailed,
   isContextTooLong,
   messageFromErrorBody,
-  missingApiKey,
-  missingBaseURL,
   providerErrorFromHttp,
   rootCauseMessage,
   streamCut
 } from "./http-errors.ts"
-import type { ModelClientShape, ModelEvent } from "./model-client.ts"
+import type { ModelClientShape } from "./model-client.ts"
 import { makeOllamaStreamDecoder } from "./ollama-decode.ts"
-import { ollamaRequestBody, type OllamaChatBody } from "./ollama-encode.ts"
-
-type Env = Readonly<Record<string, string | undefined>>
-type Emit = StreamEmit.Emit<never, ProviderError, ModelEvent, void>
-
-/** Events buffered ahead of the consumer before the HTTP read pauses. */
-const bufferSize = 16
-
-const newCallId = (): string => `call_${crypto.randomUUID().replaceAll("-", "")}`
+import { ollamaRequestBody } from "./ollama-encode.ts"
+import { makeStreamingClient, newCallId, type Env, type FailureState } from "./streaming-client.ts"
 
 /** A non-2xx answer, caught in our fetch before the SDK turns it into a bare Error. */
 class OllamaHttpFailure extends Error {
@@ -143,7 +131,7 @@ const streamedError = (model: ModelEntry, message: string): ProviderError =>
 const toProviderError = (
   model: ModelEntry,
   error: unknown,
-  state: { readonly aborted: boolean; readonly responded: boolean }
+  state: FailureState
 ): ProviderError => {
   if (state.aborted) return cancelled(model)
   if (error instanceof OllamaHttpFailure) return httpError(model, error)
@@ -159,56 +147,18 @@ const toProviderError = (
   return streamCut(model)
 }
 
-/** Reads the SDK stream into `emit`, pausing whenever the consumer's buffer is full. */
-const pump = async (model: ModelEntry, client: Ollama, body: OllamaChatBody, signal: AbortSignal, emit: Emit): Promise<void> => {
-  const decoder = makeOllamaStreamDecoder(newCallId)
-  let responded = false
-  try {
-    // The SDK's types narrow tool parameters to a few JSON Schema keys; the wire takes any schema.
-    const request = body as unknown as ChatRequest & { stream: true }
-    const chunks = await requestSignal.run(signal, () => client.chat(request))
-    responded = true
-    for await (const chunk of chunks) {
-      for (const event of decoder.push(chunk)) await emit.single(event)
-    }
-    const closing = decoder.finish()
-    if (closing === undefined) {
-      await emit.fail(streamCut(model))
-      return
-    }
-    for (const event of closing) await emit.single(event)
-    await emit.end()
-  } catch (error) {
-    await emit.fail(toProviderError(model, error, { aborted: signal.aborted, responded }))
-  }
-}
-
 /** A ModelClient for one model of an Ollama server; an API key is only read when the provider names one. */
-export const makeOllamaClient = (model: ModelEntry, env: Env): ModelClientShape => {
-  let connection: Promise<Ollama> | undefined
-
-  const connect = Effect.suspend(() => {
-    if (connection === undefined) {
-      if (model.provider.baseURL === "") return Effect.fail(missingBaseURL(model))
-      const apiKey = readApiKey(model.provider, env)
-      if (apiKey === undefined && model.provider.apiKeyEnv.length > 0) return Effect.fail(missingApiKey(model))
-      connection = openConnection(model, apiKey)
-    }
-    const opened = connection
-    return Effect.promise(() => opened)
+export const makeOllamaClient = (model: ModelEntry, env: Env): ModelClientShape =>
+  makeStreamingClient({
+    model,
+    env,
+    open: (apiKey) => openConnection(model, apiKey),
+    encode: ollamaRequestBody,
+    send: (client, body, signal) => {
+      // The SDK's types narrow tool parameters to a few JSON Schema keys; the wire takes any schema.
+      const request = body as unknown as ChatRequest & { stream: true }
+      return requestSignal.run(signal, () => client.chat(request))
+    },
+    decoder: () => makeOllamaStreamDecoder(newCallId),
+    toProviderError: (error, state) => toProviderError(model, error, state)
   })
-
-  return {
-    stream: (request) =>
-      Stream.asyncScoped<ModelEvent, ProviderError>(
-        (emit) =>
-          Effect.gen(function* () {
-            const client = yield* connect
-            const controller = new AbortController()
-            yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
-            void pump(model, client, ollamaRequestBody(request), controller.signal, emit)
-          }),
-        { bufferSize, strategy: "suspend" }
-      )
-  }
-}

@@ -1,11 +1,11 @@
-import { describe, expect, it } from "@effect/vitest"
+import { afterEach, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import { makeDeepSeekClient } from "../../../src/providers/deepseek.ts"
 import type { ModelEvent } from "../../../src/providers/model-client.ts"
 import type { AssistantMessage, ReasoningPart, TranscriptItem } from "../../../src/session/items.ts"
-import { collect, fakeLlm, keyEnv, requestFor } from "./fixtures.ts"
+import { collect, collectFailure, fakeLlm, keyEnv, requestFor } from "./fixtures.ts"
 
 const deepseekModel = (baseURL: string, reasoning: boolean): ModelEntry => ({
   ref: "deepseek/deepseek-v4-flash",
@@ -45,6 +45,15 @@ const assistantFrom = (events: ReadonlyArray<ModelEvent>, id: string, model: str
 }
 
 describe("deepseek adapter: the request as the server sees it", () => {
+  const sdkVariables = ["OPENAI_CUSTOM_HEADERS", "OPENAI_ORG_ID"] as const
+  const saved = sdkVariables.map((name) => [name, process.env[name]] as const)
+  afterEach(() => {
+    for (const [name, value] of saved) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+  })
+
   it.scopedLive("is the Chat Completions body at DeepSeek's path, with the key and the provider's headers", () =>
     Effect.gen(function* () {
       const { fake, model, client } = yield* setup(false)
@@ -66,6 +75,31 @@ describe("deepseek adapter: the request as the server sees it", () => {
         stream: true,
         stream_options: { include_usage: true }
       })
+    })
+  )
+
+  it.scopedLive("keeps the OpenAI SDK's environment out of the request", () =>
+    Effect.gen(function* () {
+      process.env["OPENAI_CUSTOM_HEADERS"] = "X-Leaked: from-env\nX-Trace: from-env"
+      process.env["OPENAI_ORG_ID"] = "org-from-env"
+      const { fake, model, client } = yield* setup(false)
+      fake.script([{ text: "ok" }])
+      yield* Stream.runDrain(client.stream(requestFor(model)))
+      const headers = fake.requests[0]?.headers
+      expect(headers).not.toHaveProperty("x-leaked")
+      expect(headers?.["x-trace"]).toBe("t1")
+      expect(headers).not.toHaveProperty("openai-organization")
+    })
+  )
+
+  it.scopedLive("reports an OPENAI_CUSTOM_HEADERS the SDK refuses as a ProviderError, sending nothing", () =>
+    Effect.gen(function* () {
+      process.env["OPENAI_CUSTOM_HEADERS"] = "Not A Token: x"
+      const { fake, model, client } = yield* setup(false)
+      const error = yield* collectFailure(client.stream(requestFor(model)))
+      expect(error).toMatchObject({ kind: "bad_request", provider: "deepseek" })
+      expect(error.message).toContain("could not set up the OpenAI SDK for deepseek")
+      expect(fake.requests).toHaveLength(0)
     })
   )
 

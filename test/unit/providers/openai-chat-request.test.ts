@@ -1,8 +1,8 @@
-import { describe, expect, it } from "@effect/vitest"
+import { afterEach, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { TranscriptItem } from "../../../src/session/items.ts"
-import { chatSetup, requestFor } from "./fixtures.ts"
+import { chatSetup, collectFailure, requestFor } from "./fixtures.ts"
 
 const transcript: ReadonlyArray<TranscriptItem> = [
   { _tag: "user", id: "u1", text: "Fix the bug in a.ts" },
@@ -26,6 +26,15 @@ const transcript: ReadonlyArray<TranscriptItem> = [
 ]
 
 describe("openai-chat adapter: the request as the server sees it", () => {
+  const sdkVariables = ["OPENAI_CUSTOM_HEADERS", "OPENAI_ORG_ID"] as const
+  const saved = sdkVariables.map((name) => [name, process.env[name]] as const)
+  afterEach(() => {
+    for (const [name, value] of saved) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+  })
+
   it.scopedLive("maps the transcript, tools and options", () =>
     Effect.gen(function* () {
       const { fake, model, client } = yield* chatSetup()
@@ -104,6 +113,31 @@ describe("openai-chat adapter: the request as the server sees it", () => {
       fake.script([{ text: "ok" }])
       yield* Stream.runDrain(client.stream(requestFor(model)))
       expect(fake.requests[0]?.headers).not.toHaveProperty("authorization")
+    })
+  )
+
+  it.scopedLive("keeps the SDK's environment out of the request", () =>
+    Effect.gen(function* () {
+      process.env["OPENAI_CUSTOM_HEADERS"] = "X-Leaked: from-env\nX-Title: from-env"
+      process.env["OPENAI_ORG_ID"] = "org-from-env"
+      const { fake, model, client } = yield* chatSetup({ headers: { "X-Title": "Crystal" } })
+      fake.script([{ text: "ok" }])
+      yield* Stream.runDrain(client.stream(requestFor(model)))
+      const headers = fake.requests[0]?.headers
+      expect(headers).not.toHaveProperty("x-leaked")
+      expect(headers?.["x-title"]).toBe("Crystal")
+      expect(headers).not.toHaveProperty("openai-organization")
+    })
+  )
+
+  it.scopedLive("reports an OPENAI_CUSTOM_HEADERS the SDK refuses as a ProviderError, sending nothing", () =>
+    Effect.gen(function* () {
+      process.env["OPENAI_CUSTOM_HEADERS"] = "Not A Token: x"
+      const { fake, model, client } = yield* chatSetup()
+      const error = yield* collectFailure(client.stream(requestFor(model)))
+      expect(error).toMatchObject({ kind: "bad_request", provider: "local" })
+      expect(error.message).toContain("could not set up the OpenAI SDK for local")
+      expect(fake.requests).toHaveLength(0)
     })
   )
 
