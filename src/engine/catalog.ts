@@ -24,6 +24,7 @@ export const providedToolNames: ReadonlyArray<string> = [
   "tree",
   "glob",
   "grep",
+  "search",
   "todowrite",
   "todoread",
   "question",

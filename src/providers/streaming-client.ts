@@ -6,6 +6,7 @@
  * its SDK, the request body, the call that sends it, the decoder and its own error mapping.
  * No SDK is imported here; each adapter's `open` loads its own on first use.
  */
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type * as StreamEmit from "effect/StreamEmit"
@@ -17,8 +18,12 @@ import type { ModelClientShape, ModelEvent, ModelRequest } from "./model-client.
 export type Env = Readonly<Record<string, string | undefined>>
 export type Emit = StreamEmit.Emit<never, ProviderError, ModelEvent, void>
 
-/** Events buffered ahead of the consumer before the HTTP read pauses. */
+/** Batches of events buffered ahead of the consumer before the HTTP read pauses. */
 const bufferSize = 16
+/** Events in one batch at most; a full batch is handed over at once. */
+const maxBatch = 64
+/** How long the first event of a batch may wait for company: too short to see, long enough to batch a burst. */
+const batchDelayMs = 1
 
 /** An id for a tool call the wire sends without one. */
 export const newCallId = (): string => `call_${crypto.randomUUID().replaceAll("-", "")}`
@@ -63,6 +68,38 @@ export interface StreamingAdapter<C, B, E> {
   readonly toProviderError: (error: unknown, state: FailureState, connection: C) => ProviderError
 }
 
+/**
+ * Hands events to the stream in batches: every hand-over costs a fiber, which per token would
+ * cost more than decoding the token. A batch goes when it is full or after `batchDelayMs`, in
+ * order; awaiting a full batch is the backpressure.
+ */
+const makeBatcher = (emit: Emit) => {
+  const pending: Array<ModelEvent> = []
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let handedOver: Promise<unknown> = Promise.resolve()
+  const flush = (): Promise<unknown> => {
+    if (timer !== undefined) {
+      clearTimeout(timer)
+      timer = undefined
+    }
+    if (pending.length > 0) {
+      const batch = Chunk.unsafeFromArray(pending.splice(0))
+      handedOver = handedOver.then(() => emit.chunk(batch))
+    }
+    return handedOver
+  }
+  return {
+    add: (events: ReadonlyArray<ModelEvent>): Promise<unknown> | undefined => {
+      if (events.length === 0) return undefined
+      pending.push(...events)
+      if (pending.length >= maxBatch) return flush()
+      timer ??= setTimeout(() => void flush(), batchDelayMs)
+      return undefined
+    },
+    flush
+  }
+}
+
 /** Reads the SDK stream into `emit`, pausing whenever the consumer's buffer is full. */
 const pump = async <C, B, E>(
   adapter: StreamingAdapter<C, B, E>,
@@ -72,14 +109,17 @@ const pump = async <C, B, E>(
   emit: Emit
 ): Promise<void> => {
   const decoder = adapter.decoder()
+  const batcher = makeBatcher(emit)
   let responded = false
   try {
     const events = await adapter.send(connection, body, signal)
     responded = true
     for await (const event of events) {
-      for (const modelEvent of decoder.push(event)) await emit.single(modelEvent)
+      const full = batcher.add(decoder.push(event))
+      if (full !== undefined) await full
       const failure = decoder.failure?.()
       if (failure !== undefined) {
+        await batcher.flush()
         await emit.fail(failure)
         return
       }
@@ -88,12 +128,16 @@ const pump = async <C, B, E>(
     if (signal.aborted) return
     const closing = decoder.finish()
     if (closing === undefined) {
+      await batcher.flush()
       await emit.fail(streamCut(adapter.model))
       return
     }
-    for (const event of closing) await emit.single(event)
+    batcher.add(closing)
+    await batcher.flush()
     await emit.end()
   } catch (error) {
+    // What arrived before the failure still counts (it is saved as the partial answer).
+    await batcher.flush()
     // Only the stream's release aborts, so an aborted request's failure reaches nobody; the
     // adapter maps it all the same.
     await emit.fail(adapter.toProviderError(error, { aborted: signal.aborted, responded }, connection))

@@ -4,6 +4,7 @@
  * node:child_process, the walker or the gitignore compiler) is evaluated at start-up.
  */
 import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "./specs.ts"
+import { searchSpec } from "./search-spec.ts"
 import { lazyTool, type Tool } from "./tool.ts"
 import { editSpec, writeSpec } from "./write-specs.ts"
 
@@ -14,6 +15,7 @@ export const builtinTools: ReadonlyArray<Tool> = [
   lazyTool(treeSpec, () => import("./tree.ts").then((module) => module.showTree)),
   lazyTool(globSpec, () => import("./glob.ts").then((module) => module.findFiles)),
   lazyTool(grepSpec, () => import("./grep.ts").then((module) => (args, context) => module.searchFiles(args, context))),
+  lazyTool(searchSpec, () => import("./search.ts").then((module) => module.searchWorkspace)),
   lazyTool(editSpec, () => import("./edit.ts").then((module) => module.editFile)),
   lazyTool(writeSpec, () => import("./write.ts").then((module) => module.writeFile))
 ]

@@ -112,7 +112,7 @@ describe("authorization of tool calls", () => {
 
   it("offers no write tools in plan mode", async () => {
     const { call, toolbox } = await setup()
-    expect(toolbox.catalog("plan").map((tool) => tool.name)).toEqual(["read", "list", "tree", "glob", "grep"])
+    expect(toolbox.catalog("plan").map((tool) => tool.name)).toEqual(["read", "list", "tree", "glob", "grep", "search"])
     const result = await call("edit", { path: "inside.txt", old_string: "inside", new_string: "changed" }, { mode: "plan" })
     expect(result.text).toMatch(/^there is no tool named 'edit' in plan mode/)
   })

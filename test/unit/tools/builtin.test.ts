@@ -9,6 +9,7 @@ import { builtinToolNames, builtinTools } from "../../../src/tools/builtin.ts"
 import * as P from "../../../src/tools/params.ts"
 import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "../../../src/tools/specs.ts"
 import { editSpec, writeSpec } from "../../../src/tools/write-specs.ts"
+import { searchSpec } from "../../../src/tools/search-spec.ts"
 import { lazyTool, ToolError, type Tool, type ToolContext } from "../../../src/tools/tool.ts"
 
 const toolsDir = path.resolve(import.meta.dirname, "../../../src/tools")
@@ -42,9 +43,9 @@ const eagerClosure = async (entry: string): Promise<Array<string>> => {
 const context = {} as ToolContext
 
 describe("built-in tools", () => {
-  it("offers read, list, tree, glob, grep, edit and write, in that order, with their definitions", () => {
-    expect(builtinToolNames).toEqual(["read", "list", "tree", "glob", "grep", "edit", "write"])
-    const specs = [readSpec, listSpec, treeSpec, globSpec, grepSpec, editSpec, writeSpec]
+  it("offers read, list, tree, glob, grep, search, edit and write, in that order, with their definitions", () => {
+    expect(builtinToolNames).toEqual(["read", "list", "tree", "glob", "grep", "search", "edit", "write"])
+    const specs = [readSpec, listSpec, treeSpec, globSpec, grepSpec, searchSpec, editSpec, writeSpec]
     builtinTools.forEach((tool, i) => {
       const spec = specs[i]
       expect({ name: tool.name, description: tool.description, parameters: tool.parameters, classify: tool.classify }).toEqual(spec)
@@ -55,7 +56,7 @@ describe("built-in tools", () => {
   it("loads nothing but the definitions at start-up", async () => {
     const classification = ["../approval/classification.ts", "../approval/classify-paths.ts", "effect/Effect", "glob-pattern.ts", "node:path"]
     expect(await eagerClosure("specs.ts")).toEqual([...classification, "effect/Schema", "params.ts"].sort())
-    expect(await eagerClosure("builtin.ts")).toEqual([...classification, "effect/Schema", "params.ts", "specs.ts", "tool.ts", "write-specs.ts"].sort())
+    expect(await eagerClosure("builtin.ts")).toEqual([...classification, "effect/Schema", "params.ts", "search-spec.ts", "specs.ts", "tool.ts", "write-specs.ts"].sort())
   })
 })
 
