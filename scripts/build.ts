@@ -5,7 +5,7 @@
  *   bun scripts/build.ts --all    → dist/crystal-<os>-<arch>[.exe] for every release target
  *
  * Start-up is tuned the way Bun documents for CLIs (docs/startup.md has the measurements):
- * bytecode, a lazy JIT during start-up (the program restores the normal policy once the session
+ * bytecode, code split into chunks loaded on first use, a lazy JIT during start-up (the program restores the normal policy once the session
  * is under way), and a bytecode layout recorded from real runs of the binary (`--version`, and
  * `run` against a local fake model server), so the code start-up needs sits together at the front.
  * Cross-compiling needs Bun's runtime for each target; a target Bun cannot get fails loudly and
@@ -46,6 +46,12 @@ const compile = (outfile: string, options: CompileOptions = {}): { ok: boolean; 
     "--compile",
     "--minify",
     "--bytecode",
+    // ESM with code splitting keeps the entry chunk tiny and loads the other chunks on their first
+    // import: `--version` then costs what an empty binary costs, and the SDKs no adapter uses are
+    // never read (a single CommonJS bundle is loaded whole at every start: ~15 ms more).
+    "--format",
+    "esm",
+    "--splitting",
     // A compiled binary would otherwise read .env and bunfig.toml from whatever directory it runs
     // in: a workspace could then set OPENAI_BASE_URL and receive the operator's key.
     "--no-compile-autoload-dotenv",

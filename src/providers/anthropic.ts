@@ -9,7 +9,7 @@
  * into the terminal on every turn. `client.messages.stream()` would add more still: it rebuilds the
  * whole message, re-parsing every tool input fragment, which the decoder does once per block.
  */
-import type { Anthropic } from "@anthropic-ai/sdk"
+import type { BaseAnthropic } from "@anthropic-ai/sdk/client"
 import type { Stream as SdkStream } from "@anthropic-ai/sdk/core/streaming"
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages"
 import { makeAnthropicStreamDecoder } from "./anthropic-decode.ts"
@@ -28,12 +28,12 @@ import {
 import type { ModelClientShape } from "./model-client.ts"
 import { makeStreamingClient, type Env, type FailureState } from "./streaming-client.ts"
 
-type AnthropicSdk = typeof import("@anthropic-ai/sdk")
+type AnthropicSdk = typeof import("./anthropic-sdk.ts")
 type SdkApiError = InstanceType<AnthropicSdk["APIError"]>
 
 interface Connection {
   readonly sdk: AnthropicSdk
-  readonly client: Anthropic
+  readonly client: BaseAnthropic
 }
 
 const newCallId = (): string => `toolu_crystal_${crypto.randomUUID().replaceAll("-", "")}`
@@ -59,8 +59,8 @@ const ignoredCustomHeaders = (): Record<string, null> => {
 }
 
 const openConnection = async (model: ModelEntry, apiKey: string | undefined): Promise<Connection> => {
-  const sdk = await import("@anthropic-ai/sdk")
-  const client = new sdk.Anthropic({
+  const sdk = await import("./anthropic-sdk.ts")
+  const client = new sdk.BaseAnthropic({
     // An explicit credential also keeps ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and profiles unread.
     apiKey: apiKey ?? keylessPlaceholder,
     baseURL: model.provider.baseURL,

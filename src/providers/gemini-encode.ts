@@ -16,7 +16,7 @@
  *   thoughts too); consecutive contents of the same role are merged, so the results of parallel
  *   calls share one user content.
  */
-import type { Content, FunctionDeclaration, FunctionResponsePart, GenerateContentParameters, Part } from "@google/genai"
+import type { Content, FunctionDeclaration, FunctionResponsePart, GenerateContentParameters, Part } from "@google/genai/web"
 import type { AssistantMessage, ImageRef, ReasoningPart, ToolCall, ToolResult, TranscriptItem, UserMessage } from "../session/items.ts"
 import type { ImageBytes, ModelRequest, ToolDefinition } from "./model-client.ts"
 import { geminiProtocol, type GeminiCallState, type GeminiReasoningState } from "./gemini-decode.ts"

@@ -3,7 +3,7 @@
  * `{"error": {code, message, status, details}}`; the SDK's ApiError keeps only the HTTP status and
  * that document as JSON text in its message, so the message is parsed back here.
  */
-import type { ApiError } from "@google/genai"
+import type { ApiError } from "@google/genai/web"
 import type { ModelEntry } from "./catalog.ts"
 import { ProviderError } from "./errors.ts"
 import {

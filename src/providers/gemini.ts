@@ -2,7 +2,7 @@
  * The Gemini GenerateContent adapter (generativelanguage.googleapis.com and servers that speak its
  * protocol) over the official `@google/genai` SDK, which is loaded on first use.
  */
-import type { GoogleGenAI } from "@google/genai"
+import type { GoogleGenAI } from "@google/genai/web"
 import type { ModelEntry } from "./catalog.ts"
 import { ProviderError } from "./errors.ts"
 import { cancelled } from "./http-errors.ts"
@@ -12,7 +12,7 @@ import { toProviderError } from "./gemini-errors.ts"
 import { geminiRequest } from "./gemini-encode.ts"
 import { makeStreamingClient, newCallId, type Env } from "./streaming-client.ts"
 
-type GenAISdk = typeof import("@google/genai")
+type GenAISdk = typeof import("@google/genai/web")
 
 interface Connection {
   readonly sdk: GenAISdk
@@ -58,7 +58,9 @@ const quietly = <A>(construct: () => A): A => {
 }
 
 const openConnection = async (model: ModelEntry, apiKey: string | undefined): Promise<Connection> => {
-  const sdk = await import("@google/genai")
+  // The SDK's fetch-based build: the Node build adds Google Cloud auth, file uploads and the live
+  // websocket API (~170 KB more in the binary, loaded at every start) that an API-key client never uses.
+  const sdk = await import("@google/genai/web")
   const { baseUrl, apiVersion } = splitApiVersion(model.provider.baseURL)
   const client = quietly(
     () =>
