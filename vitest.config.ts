@@ -1,9 +1,18 @@
-import { defineConfig } from "vitest/config"
+import { defineConfig, type Plugin } from "vitest/config"
+
+/** The built-in prompts are Markdown imported as text (Bun's text loader in the binary). */
+const markdownAsText: Plugin = {
+  name: "crystal-markdown-as-text",
+  enforce: "pre",
+  transform: (code, id) => (id.endsWith(".md") ? { code: `export default ${JSON.stringify(code)}`, map: null } : undefined)
+}
 
 export default defineConfig({
+  plugins: [markdownAsText],
   test: {
     projects: [
       {
+        plugins: [markdownAsText],
         test: {
           name: "unit",
           include: ["test/unit/**/*.test.ts"],

@@ -3,6 +3,7 @@
  * Built as a Context rather than a Layer graph: Layer construction costs ~10 ms of cold start in
  * the compiled binary, and these services have no dependencies worth a graph.
  */
+import * as path from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -15,7 +16,9 @@ import { Operator, type OperatorShape } from "../src/engine/operator.ts"
 import { Renderer, type RendererShape } from "../src/engine/renderer.ts"
 import { makeSessionControls, type SessionControls } from "../src/engine/session-controls.ts"
 import { Toolbox, type ToolboxShape } from "../src/engine/toolbox.ts"
-import { systemPrompt } from "../src/prompts/builtin/system.ts"
+import { composePrompt } from "../src/prompts/compose.ts"
+import { readInstructions } from "../src/prompts/instructions.ts"
+import { hostValues } from "../src/prompts/values.ts"
 import { checkCredentials, resolveModel } from "../src/providers/catalog.ts"
 import type { ModelClientShape } from "../src/providers/model-client.ts"
 import { makeModelClient } from "../src/providers/registry.ts"
@@ -84,18 +87,27 @@ export const startSession = (
       },
       sessionGrants: new Set()
     }
+    const locations = {
+      homePrompts: path.join(prepared.paths.home, "prompts"),
+      workspacePrompts: path.join(prepared.paths.workspaceDir, "prompts")
+    }
     const compose = (doc: SessionDocument): string =>
-      systemPrompt({
-        mode: doc.mode,
-        workspace,
-        platform: `${process.platform} ${process.arch}`,
-        date: new Date().toISOString().slice(0, 10),
-        model: doc.model,
-        approval: doc.approval,
-        tools: toolbox.catalog(doc.mode).map((tool) => tool.name),
-        disabledTools: prepared.disabledTools,
-        skills: skillsListing(prepared.skills)
-      })
+      composePrompt(
+        doc.mode,
+        hostValues({
+          workspace,
+          mode: doc.mode,
+          approval: doc.approval,
+          model: doc.model,
+          sessionId: doc.id,
+          disabledTools: prepared.disabledTools,
+          access: doc.access ?? [],
+          instructions: readInstructions(workspace),
+          skills: skillsListing(prepared.skills),
+          now: new Date()
+        }),
+        locations
+      ).text
     // A resumed session's system text is composed afresh from the current settings and prompts.
     yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))
     return {

@@ -97,4 +97,4 @@ export const discoverSkills = (homeSkillsDir: string, workspaceSkillsDir: string
 export const skillsListing = (skills: ReadonlyArray<Skill>): string =>
   skills.length === 0
     ? ""
-    : `Skills (load one with the skill tool when the task matches its description):\n${skills.map((skill) => `- ${skill.name}: ${skill.description}`).join("\n")}`
+    : `Load one with the skill tool when the task matches its description:\n${skills.map((skill) => `- ${skill.name}: ${skill.description}`).join("\n")}`

@@ -215,7 +215,7 @@ describe("crystal run", () => {
     const result = await runCrystal(sandbox, ["run", "--disable-tool", "grep", "--disable-tool", "tree", "hi"])
     expect(result.code).toBe(0)
     expect(bodyOf(fake, 0).tools?.map((tool) => tool.function.name)).toEqual(workCatalog.filter((name) => name !== "grep" && name !== "tree"))
-    expect(String(bodyOf(fake, 0).messages[0]?.content)).toContain("disabled these tools for this session: grep, tree. Do not call them.")
+    expect(String(bodyOf(fake, 0).messages[0]?.content)).toContain("Tools the operator disabled (do not call them): grep, tree")
   })
 
   it("stops a runaway turn at maxSteps with a note and a failure exit", async () => {

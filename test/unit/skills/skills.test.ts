@@ -54,7 +54,7 @@ describe("skills", () => {
   it("lists skills for the system text", async () => {
     const { home, workspace } = await setup()
     expect(skillsListing(discoverSkills(home, workspace).skills)).toBe(
-      "Skills (load one with the skill tool when the task matches its description):\n- lint: Workspace lint rules\n- release: Cut a release"
+      "Load one with the skill tool when the task matches its description:\n- lint: Workspace lint rules\n- release: Cut a release"
     )
     expect(skillsListing([])).toBe("")
   })

@@ -1,0 +1,33 @@
+/**
+ * The system text of a mode (SPEC P8): the resolved body with its placeholders bound, then the
+ * enabled prompt attachments for the mode (placeholders bound the same way). Plugin appends and
+ * the raw rewrite join here when plugins exist.
+ */
+import type { AttachablePrompt } from "./names.ts"
+import { bindPlaceholders, type PlaceholderValues } from "./placeholders.ts"
+import { resolvePrompt, type PromptLocations, type ResolvedPrompt } from "./resolver.ts"
+
+export interface Composed {
+  readonly text: string
+  readonly body: ResolvedPrompt
+  /** English notes (a placeholder that failed, for example). */
+  readonly notes: ReadonlyArray<string>
+}
+
+/** The enabled attachments' texts for a prompt, in order, each bound with `bind`. */
+export type AttachmentTexts = (prompt: AttachablePrompt, bind: (text: string) => string) => ReadonlyArray<string>
+
+export const composePrompt = (
+  name: AttachablePrompt,
+  values: PlaceholderValues,
+  locations: PromptLocations,
+  attachments: AttachmentTexts = () => []
+): Composed => {
+  const notes: Array<string> = []
+  const bind = (text: string) => bindPlaceholders(text, values, (note) => notes.push(note))
+  const body = resolvePrompt(name, locations)
+  const parts = [bind(body.text), ...attachments(name, bind)]
+  // One blank line between parts; the last part keeps its own ending.
+  const text = parts.map((part, index) => (index < parts.length - 1 ? part.replace(/\n+$/, "") : part)).join("\n\n")
+  return { text, body, notes }
+}
