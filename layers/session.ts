@@ -23,7 +23,9 @@ import { checkCredentials, resolveModel } from "../src/providers/catalog.ts"
 import type { ModelClientShape } from "../src/providers/model-client.ts"
 import { makeModelClient } from "../src/providers/registry.ts"
 import type { AccessGrant, SessionDocument } from "../src/session/document.ts"
+import { acquireSessionLock } from "../src/session/lock.ts"
 import { SessionStore } from "../src/session/store.ts"
+import { ConfigError } from "../src/config/errors.ts"
 import { builtinTools } from "../src/tools/builtin.ts"
 import { makeSpill } from "../src/tools/spill.ts"
 import { skillsListing } from "../src/skills/discover.ts"
@@ -46,7 +48,7 @@ export const startSession = (
   client: ModelClientShape,
   renderer: RendererShape,
   operator: OperatorShape
-): Effect.Effect<Session, never, Scope.Scope> =>
+): Effect.Effect<Session, ConfigError, Scope.Scope> =>
   Effect.gen(function* () {
     const workspace = prepared.document.workspace
     const fenceFor = (grants: ReadonlyArray<AccessGrant>): PathFence =>
@@ -56,6 +58,20 @@ export const startSession = (
         ...prepared.skills.map((skill) => ({ dir: skill.dir, access: "read" as const })),
         ...grants.map((grant) => ({ dir: grant.dir, access: grant.access }))
       ])
+    yield* Effect.acquireRelease(
+      Effect.sync(() => acquireSessionLock(prepared.store.dir, prepared.document.id)).pipe(
+        Effect.flatMap((lock) =>
+          lock._tag === "Locked"
+            ? Effect.succeed(lock)
+            : Effect.fail(
+                new ConfigError({
+                  message: `session ${prepared.document.id} is open in another crystal process (pid ${lock.pid}); close it there first, or start a new session`
+                })
+              )
+        )
+      ),
+      (lock) => Effect.sync(lock.release)
+    )
     const store = Context.make(SessionStore, prepared.store)
     const conversation = yield* Conversation.make(prepared.document).pipe(Effect.provide(store))
     const { todowrite, todoread } = makeTodoTools({

@@ -356,3 +356,22 @@ describe("crystal run with nothing configured", () => {
     expect(fake.requests.at(-1)?.protocol).toBe("ollama")
   })
 })
+
+describe("one crystal per session", () => {
+  it("refuses to open a session another crystal process has open", async () => {
+    const sandbox = await makeSandbox()
+    const fake = await fakeServer()
+    await writeLocalConfig(sandbox, fake.url)
+    fake.script([{ text: "first" }, { text: "slow answer", delayMs: 3_000 }, { text: "free again" }])
+    const first = await runCrystal(sandbox, ["run", "--format", "json", "start"])
+    const id = String(jsonLines(first.stdout)[0]?.["id"])
+    const holding = runCrystal(sandbox, ["run", "--resume", id, "continue slowly"])
+    await fake.waitForRequest(2)
+    const second = await runCrystal(sandbox, ["run", "--resume", id, "me too"])
+    expect(second.code).toBe(2)
+    expect(second.stderr).toMatch(new RegExp(`^crystal: session ${id} is open in another crystal process \\(pid \\d+\\)`))
+    expect((await holding).code).toBe(0)
+    const again = await runCrystal(sandbox, ["run", "--resume", id, "now it is free"])
+    expect(again).toMatchObject({ code: 0, stdout: "free again\n" })
+  })
+})

@@ -1,0 +1,48 @@
+/**
+ * One crystal process per session: a lock file next to the session, made with O_EXCL, holding
+ * the owner's pid. A second process opening the same session is refused with a message naming
+ * the owner; a lock whose owner is dead (a SIGKILLed crystal) is taken over.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+export type LockResult = { readonly _tag: "Locked"; readonly release: () => void } | { readonly _tag: "Busy"; readonly pid: number }
+
+export const lockFile = (dir: string, id: string): string => path.join(dir, `.${id}.lock`)
+
+export const acquireSessionLock = (dir: string, id: string): LockResult => {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const file = lockFile(dir, id)
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(file, `${process.pid}\n`, { flag: "wx", mode: 0o600 })
+      return {
+        _tag: "Locked",
+        release: () => {
+          try {
+            if (fs.readFileSync(file, "utf8").trim() === String(process.pid)) fs.rmSync(file, { force: true })
+          } catch {
+            // already gone
+          }
+        }
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      const owner = Number(fs.readFileSync(file, "utf8").trim())
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) return { _tag: "Busy", pid: owner }
+      // The owner is gone without cleaning up: take the lock over.
+      fs.rmSync(file, { force: true })
+    }
+  }
+  throw new Error(`could not take the lock ${file}`)
+}
