@@ -16,7 +16,9 @@ import { Operator, type OperatorShape } from "../src/engine/operator.ts"
 import { Renderer, type RendererShape } from "../src/engine/renderer.ts"
 import { makeSessionControls, type SessionControls } from "../src/engine/session-controls.ts"
 import { Toolbox, type ToolboxShape } from "../src/engine/toolbox.ts"
+import { makeReviewer, Reviewer } from "../src/engine/reviewer.ts"
 import { composePrompt } from "../src/prompts/compose.ts"
+import { resolvePrompt } from "../src/prompts/resolver.ts"
 import { readInstructions } from "../src/prompts/instructions.ts"
 import { hostValues } from "../src/prompts/values.ts"
 import { checkCredentials, resolveModel } from "../src/providers/catalog.ts"
@@ -126,9 +128,34 @@ export const startSession = (
       ).text
     // A resumed session's system text is composed afresh from the current settings and prompts.
     yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))
+    const activeModel = ActiveModel.holding({ entry: prepared.model, client })
+    // The reviewer of --approval review (SPEC A3): its texts are composed at each review; no workspace instructions, {{mode}} is review.
+    const reviewValues = () => {
+      const doc = Effect.runSync(conversation.document)
+      const values = hostValues({
+        workspace,
+        mode: doc.mode,
+        approval: doc.approval,
+        model: doc.model,
+        sessionId: doc.id,
+        disabledTools: prepared.disabledTools,
+        access: doc.access ?? [],
+        instructions: [],
+        skills: "",
+        now: new Date()
+      })
+      return new Map([...values, ["mode", "review"]])
+    }
+    const reviewer = makeReviewer({
+      activeModel,
+      systemText: () => composePrompt("review", reviewValues(), locations).text,
+      userTemplate: () => resolvePrompt("review.user", locations).text,
+      hostValues: reviewValues
+    })
     return {
       services: store.pipe(
-        Context.add(ActiveModel, ActiveModel.holding({ entry: prepared.model, client })),
+        Context.add(ActiveModel, activeModel),
+        Context.add(Reviewer, reviewer),
         Context.add(Renderer, renderer),
         Context.add(Operator, operator),
         Context.add(Toolbox, toolbox),

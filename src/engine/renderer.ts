@@ -15,8 +15,11 @@ export interface ApprovalEvent {
   readonly callId: string
   readonly toolName: string
   readonly outcome: "allowed" | "denied"
-  /** Who decided: the policy of the mode, an earlier allow-for-session answer, the operator, or plan mode's read-only rule. */
-  readonly by: "policy" | "session" | "operator" | "plan mode" | "nobody to ask"
+  /**
+   * Who decided: the policy of the mode, an earlier allow-for-session answer, the reviewer model
+   * (review mode), the operator, or plan mode's read-only rule.
+   */
+  readonly by: "policy" | "session" | "reviewer" | "operator" | "plan mode" | "nobody to ask"
   readonly approvalMode: string
   readonly classification: Classification
 }

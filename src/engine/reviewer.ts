@@ -1,0 +1,142 @@
+/**
+ * The reviewer of the review approval mode (SPEC A3): a side request to the session's model that
+ * rates one tool call. It has no tools, it is not recorded in the transcript, and it sees only the
+ * review system text (the resolver's, attachments included, never the workspace instructions) and
+ * one user message, the review.user template bound to the call. Its answer is a small JSON verdict
+ * the host parses strictly; one malformed answer is sent back once with what was wrong, and a
+ * second one, a failed request or a review slower than the timeout all come out as "ask": a
+ * reviewer that cannot answer never lets a call through.
+ */
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
+import type { Classification } from "../approval/classification.ts"
+import { parseReviewVerdict, reviewOutcome, type ReviewOutcome, type ReviewVerdict } from "../approval/review-verdict.ts"
+import { bindPlaceholders, type PlaceholderValues } from "../prompts/placeholders.ts"
+import type { ModelRequest } from "../providers/model-client.ts"
+import { retryStream } from "../providers/retry.ts"
+import { newItemId } from "../session/ids.ts"
+import type { TranscriptItem } from "../session/items.ts"
+import type { ActiveModelShape } from "./active-model.ts"
+import { argumentsText, truncateText } from "./conversation-digest.ts"
+
+export interface ReviewRequest {
+  readonly toolName: string
+  readonly arguments: unknown
+  readonly classification: Classification
+  /** The conversation so far as text (conversation-digest.ts), newest last. */
+  readonly conversation: string
+}
+
+export interface ReviewResult {
+  readonly outcome: ReviewOutcome
+  /** The reviewer's reason, or why there is no verdict (then the outcome is "ask"). */
+  readonly reason: string
+  /** Undefined when the reviewer did not answer with a valid verdict in time. */
+  readonly verdict: ReviewVerdict | undefined
+}
+
+export interface ReviewerShape {
+  /** Never fails: every way of not getting a verdict is an "ask" with the reason. */
+  readonly review: (request: ReviewRequest) => Effect.Effect<ReviewResult>
+}
+
+export class Reviewer extends Context.Tag("crystal/Reviewer")<Reviewer, ReviewerShape>() {}
+
+export interface ReviewerOptions {
+  /** The session's model; read at each review, so /model applies to the next one. */
+  readonly activeModel: Pick<ActiveModelShape, "get">
+  /** The review system text as composed now (named prompt + enabled review attachments). */
+  readonly systemText: () => string
+  /** The review.user template; its slots are bound here. */
+  readonly userTemplate: () => string
+  /** Host placeholder values for the template ({{workspace}}, …), bound in the same pass; the six review slots win. */
+  readonly hostValues?: (() => PlaceholderValues) | undefined
+  /** The whole review, the retry included (default 30 s). */
+  readonly timeoutMs?: number | undefined
+  /** Where a placeholder that could not be bound is reported. */
+  readonly note?: ((text: string) => void) | undefined
+}
+
+export const defaultReviewTimeoutMs = 30_000
+
+/** The tool arguments as the reviewer sees them: JSON, a huge write's content cut. */
+const maxArgumentChars = 8_000
+
+/** The review.user template with the call's slots bound (SPEC P2: review user adds these six). */
+export const reviewUserText = (
+  template: string,
+  request: ReviewRequest,
+  note?: (text: string) => void,
+  hostValues: PlaceholderValues = new Map()
+): string =>
+  bindPlaceholders(
+    template,
+    new Map([
+      ...hostValues,
+      ["conversation", request.conversation],
+      ["tool_name", request.toolName],
+      ["tool_arguments", truncateText(argumentsText(request.arguments), maxArgumentChars)],
+      ["host_risk", request.classification.risk],
+      ["host_authority", request.classification.authority],
+      ["classification_summary", request.classification.summary]
+    ]),
+    note
+  )
+
+const correction = (problem: string): string =>
+  `Your answer could not be used: ${problem}. Answer again with exactly one JSON object and nothing else: ` +
+  `{"risk_level": "low|medium|high", "user_authorization": "low|medium|high", "reason": "one sentence"}`
+
+const ask = (reason: string): ReviewResult => ({ outcome: "ask", reason, verdict: undefined })
+
+/** The text of one answer; a tool call instead of text counts as a malformed answer. */
+const answer = (activeModel: Pick<ActiveModelShape, "get">, system: string, items: ReadonlyArray<TranscriptItem>) =>
+  Effect.suspend(() => {
+    const { entry, client } = activeModel.get()
+    const request: ModelRequest = { system, items, tools: [], model: entry }
+    let text = ""
+    let calledTool: string | undefined
+    return retryStream(() => client.stream(request)).pipe(
+      Stream.runForEach((event) =>
+        Effect.sync(() => {
+          if (event.type === "text_delta") text += event.text
+          else if (event.type === "tool_call") calledTool ??= event.name
+        })
+      ),
+      Effect.map(() => ({ text, calledTool, model: entry.ref }))
+    )
+  })
+
+export const makeReviewer = (options: ReviewerOptions): ReviewerShape => ({
+  review: (request) => {
+    const attempt = Effect.gen(function* () {
+      const system = options.systemText()
+      const user: TranscriptItem = { _tag: "user", id: newItemId(), text: reviewUserText(options.userTemplate(), request, options.note, options.hostValues?.()) }
+      const first = yield* answer(options.activeModel, system, [user])
+      const firstParsed =
+        first.calledTool === undefined ? parseReviewVerdict(first.text) : Either.left(`it called the tool ${first.calledTool}; there are no tools here`)
+      if (Either.isRight(firstParsed)) return firstParsed.right
+      const retryItems: ReadonlyArray<TranscriptItem> = [
+        user,
+        { _tag: "assistant", id: newItemId(), text: first.text, model: first.model },
+        { _tag: "user", id: newItemId(), text: correction(firstParsed.left) }
+      ]
+      const second = yield* answer(options.activeModel, system, retryItems)
+      const secondParsed =
+        second.calledTool === undefined ? parseReviewVerdict(second.text) : Either.left(`it called the tool ${second.calledTool}; there are no tools here`)
+      if (Either.isRight(secondParsed)) return secondParsed.right
+      return yield* Effect.fail(`the reviewer answered twice without a usable verdict (${secondParsed.left})`)
+    })
+    const timeoutMs = options.timeoutMs ?? defaultReviewTimeoutMs
+    return attempt.pipe(
+      Effect.map((verdict): ReviewResult => ({ outcome: reviewOutcome(verdict, request.classification), reason: verdict.reason, verdict })),
+      Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => `the reviewer did not answer within ${Math.round(timeoutMs / 100) / 10} s` }),
+      Effect.catchAll((failure) => Effect.succeed(ask(typeof failure === "string" ? failure : `the reviewer request failed: ${failure.message}`))),
+      // A defect in an adapter is a reviewer that did not answer, not a crash of the turn.
+      Effect.catchAllDefect((defect) => Effect.succeed(ask(`the reviewer failed: ${defect instanceof Error ? defect.message : String(defect)}`)))
+    )
+  }
+})
