@@ -12,6 +12,8 @@ import type { Invocation } from "./flags.ts"
 import { ExitCode } from "./run-command.ts"
 import { sessionOptions, toSessionFlags } from "./session-options.ts"
 import { sessionsListCommand } from "./sessions-command.ts"
+import { promptAttachmentsCommand } from "./prompt-attachments-command.ts"
+import { promptsetsCommand } from "./promptsets-command.ts"
 
 /** @effect/cli handlers return nothing, so each reports its exit code through `done`. */
 export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<number>, done: (code: number) => void) => {
@@ -32,7 +34,7 @@ export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<nu
 
   return Command.make("crystal", sessionOptions, (parsed) => report(invoke({ _tag: "Chat", flags: toSessionFlags(parsed) }))).pipe(
     Command.withDescription("A coding agent for the terminal. Without a command: a conversation in the current directory"),
-    Command.withSubcommands([run, sessions])
+    Command.withSubcommands([run, sessions, promptsetsCommand(done), promptAttachmentsCommand(done)])
   )
 }
 

@@ -13,7 +13,7 @@ const specsByName = new Map<string, readonly [Key, FlagSpec]>(
 )
 
 const parseFlags = (args: ReadonlyArray<string>): { flags: SessionFlags; positionals: Array<string> } | undefined => {
-  const flags: { -readonly [K in Key]: SessionFlags[K] } = { ...defaultSessionFlags, disableTool: [] }
+  const flags: { -readonly [K in Key]: SessionFlags[K] } = { ...defaultSessionFlags }
   // Values are checked against the table before they are stored, so this view is sound.
   const values = flags as Record<Key, unknown>
   const seen = new Set<Key>()
@@ -32,13 +32,13 @@ const parseFlags = (args: ReadonlyArray<string>): { flags: SessionFlags; positio
     if (spec.kind === "switch") {
       if (eq > 0 || seen.has(key)) return undefined
       seen.add(key)
-      flags.continue = true
+      values[key] = true
       continue
     }
     const value = eq > 0 ? arg.slice(eq + 1) : args[++i]
     if (value === undefined || (eq < 0 && value.startsWith("-"))) return undefined
     if (spec.kind === "repeated") {
-      flags.disableTool = [...flags.disableTool, value]
+      values[key] = [...(values[key] as ReadonlyArray<string>), value]
       continue
     }
     if (seen.has(key)) return undefined

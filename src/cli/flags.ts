@@ -13,6 +13,11 @@ export interface SessionFlags {
   readonly mode: Mode | undefined
   readonly approval: ApprovalMode | undefined
   readonly disableTool: ReadonlyArray<string>
+  /** A prompt set for this process (even a disabled one; "default" = the built-in prompts). */
+  readonly promptSet: string | undefined
+  readonly promptAttachments: "on" | "off"
+  /** Attachments added for this process, as given (duplicates are dropped at start-up). */
+  readonly promptAttachment: ReadonlyArray<string>
   readonly format: OutputFormat
   readonly resume: string | undefined
   readonly continue: boolean
@@ -42,16 +47,34 @@ export const sessionFlagSpecs = {
   approval: {
     name: "approval",
     kind: "choice",
-    // "review" joins once its reviewer exists.
-    choices: ["plan", "default", "edit", "audit", "full"],
+    choices: ["plan", "default", "edit", "review", "audit", "full"],
     description:
-      "Which calls run without asking: plan (reads only), default (reads inside the workspace), edit (+ workspace edits), audit (nothing), full (all but forbidden calls and writes outside the workspace)"
+      "Which calls run without asking: plan (reads only), default (reads inside the workspace), edit (+ workspace edits), review (a reviewer model decides the rest), audit (nothing), full (all but forbidden calls and writes outside the workspace)"
   },
   disableTool: {
     name: "disable-tool",
     kind: "repeated",
     placeholder: "NAME",
     description: "Remove a built-in tool for this process (repeatable; unknown names refuse to start)"
+  },
+  promptSet: {
+    name: "prompt-set",
+    kind: "value",
+    placeholder: "NAME",
+    description:
+      "Use the prompt set ~/.crystal/promptsets/NAME for this process, even if disabled (\"default\": the built-in prompts); /promptset cannot switch it"
+  },
+  promptAttachments: {
+    name: "prompt-attachments",
+    kind: "choice",
+    choices: ["on", "off"],
+    description: "on (default): attach the enabled prompt attachments; off: attach none, and refuse to enable, disable or reorder them"
+  },
+  promptAttachment: {
+    name: "prompt-attachment",
+    kind: "repeated",
+    placeholder: "NAME",
+    description: "Attach the prompt attachment NAME after the enabled ones for this process, even if disabled (repeatable)"
   },
   format: {
     name: "format",
@@ -77,6 +100,9 @@ export const defaultSessionFlags: SessionFlags = {
   mode: undefined,
   approval: undefined,
   disableTool: [],
+  promptSet: undefined,
+  promptAttachments: "on",
+  promptAttachment: [],
   format: "text",
   resume: undefined,
   continue: false

@@ -13,6 +13,15 @@ export const sessionOptions = {
     Options.optional
   ),
   disableTool: Options.text(spec.disableTool.name).pipe(Options.withDescription(spec.disableTool.description), Options.repeated),
+  promptSet: Options.text(spec.promptSet.name).pipe(Options.withDescription(spec.promptSet.description), Options.optional),
+  promptAttachments: Options.choice(spec.promptAttachments.name, spec.promptAttachments.choices).pipe(
+    Options.withDescription(spec.promptAttachments.description),
+    Options.withDefault("on" as const)
+  ),
+  promptAttachment: Options.text(spec.promptAttachment.name).pipe(
+    Options.withDescription(spec.promptAttachment.description),
+    Options.repeated
+  ),
   format: Options.choice(spec.format.name, spec.format.choices).pipe(
     Options.withDescription(spec.format.description),
     Options.withDefault("text" as const)
@@ -26,6 +35,9 @@ export interface ParsedSessionOptions {
   readonly mode: Option.Option<Mode>
   readonly approval: Option.Option<ApprovalMode>
   readonly disableTool: ReadonlyArray<string>
+  readonly promptSet: Option.Option<string>
+  readonly promptAttachments: "on" | "off"
+  readonly promptAttachment: ReadonlyArray<string>
   readonly format: "text" | "json"
   readonly resume: Option.Option<string>
   readonly continue: boolean
@@ -36,6 +48,9 @@ export const toSessionFlags = (parsed: ParsedSessionOptions): SessionFlags => ({
   mode: Option.getOrUndefined(parsed.mode),
   approval: Option.getOrUndefined(parsed.approval),
   disableTool: parsed.disableTool,
+  promptSet: Option.getOrUndefined(parsed.promptSet),
+  promptAttachments: parsed.promptAttachments,
+  promptAttachment: parsed.promptAttachment,
   format: parsed.format,
   resume: Option.getOrUndefined(parsed.resume),
   continue: parsed.continue

@@ -42,7 +42,9 @@ const accepted: ReadonlyArray<ReadonlyArray<string>> = [
   ["--resume", "2026"],
   ["run", "hi", "--model", "local/m"],
   ["run", "--mode", "plan", "--approval", "full", "plan it"],
-  ["--mode=work", "--approval=edit"]
+  ["--mode=work", "--approval=edit"],
+  ["run", "--approval", "review", "hi"],
+  ["--approval=review"]
 ]
 
 describe("start-up fast path", () => {
@@ -70,15 +72,22 @@ describe("start-up fast path", () => {
     ["somecommand"],
     ["--version", "--model", "x"],
     ["run", "--", "--literal"],
-    ["run", "--approval", "review", "hi"],
-    ["run", "--mode", "yolo", "hi"]
+    ["run", "--approval", "yolo", "hi"],
+    ["run", "--mode", "yolo", "hi"],
+    ["run", "--prompt-attachments", "maybe", "hi"],
+    ["--prompt-set", "a", "--prompt-set", "b"],
+    ["--prompt-set"],
+    ["promptsets", "list"],
+    ["prompt-attachments", "enable", "style"]
   ]
 
   it.each(deferred)("leaves %j to @effect/cli", (...argv) => {
     expect(parseFast(argv)).toBeUndefined()
   })
 
-  it("does not accept --approval review until the reviewer exists", async () => {
-    expect(await parseFull(["run", "--approval", "review", "hi"])).toBeUndefined()
+  it("accepts --approval review", async () => {
+    const argv = ["run", "--approval", "review", "hi"]
+    expect(parseFast(argv)).toMatchObject({ _tag: "Run", prompt: "hi", flags: { approval: "review" } })
+    expect(await parseFull(argv)).toMatchObject({ _tag: "Run", prompt: "hi", flags: { approval: "review" } })
   })
 })

@@ -1,0 +1,65 @@
+/**
+ * The prompt flags of a process (SPEC P9), checked against the disk at start-up:
+ * `--prompt-set NAME` must name a usable set (or "default"); `--prompt-attachment NAME` names must
+ * be discovered in the home or the start-up workspace, and cannot be combined with
+ * `--prompt-attachments off`. The flags never write prompt.json or config.json.
+ */
+import * as Effect from "effect/Effect"
+import { ConfigError } from "../config/errors.ts"
+import { discoverPromptAttachments, type AttachmentFlags, type PromptPaths } from "./attachments.ts"
+import { isValidPromptDirName, promptDirNameRule } from "./manifest.ts"
+import { defaultPromptSetName, discoverPromptSets } from "./sets.ts"
+
+export interface PromptSelection extends AttachmentFlags {
+  /** --prompt-set: a set's directory name or "default"; undefined = the enabled manifest decides. */
+  readonly promptSet: string | undefined
+}
+
+/** No prompt flags: the manifests decide everything. */
+export const noPromptSelection: PromptSelection = { promptSet: undefined, attachmentsOff: false, forcedAttachments: [] }
+
+/** The prompt flags as parsed (SessionFlags has these fields). */
+export interface PromptFlags {
+  readonly promptSet: string | undefined
+  readonly promptAttachments: "on" | "off"
+  readonly promptAttachment: ReadonlyArray<string>
+}
+
+const fail = (message: string) => Effect.fail(new ConfigError({ message }))
+
+/** Checks the prompt flags against the home and the start-up workspace. Reads only. */
+export const resolvePromptSelection = (flags: PromptFlags, paths: PromptPaths): Effect.Effect<PromptSelection, ConfigError> =>
+  Effect.gen(function* () {
+    const forcedAttachments = [...new Set(flags.promptAttachment)]
+    const attachmentsOff = flags.promptAttachments === "off"
+    if (attachmentsOff && forcedAttachments.length > 0) {
+      return yield* fail("--prompt-attachment cannot be combined with --prompt-attachments off")
+    }
+    const promptSet = flags.promptSet
+    if (promptSet !== undefined && promptSet !== defaultPromptSetName) {
+      if (!isValidPromptDirName(promptSet)) return yield* fail(`--prompt-set: '${promptSet}' is not a prompt set name (${promptDirNameRule})`)
+      const discovery = discoverPromptSets(paths.home)
+      if (!discovery.sets.some((set) => set.id === promptSet)) {
+        const skipped = discovery.skipped.find((entry) => entry.id === promptSet)
+        if (skipped !== undefined) return yield* fail(`--prompt-set: the prompt set '${promptSet}' cannot be used: ${skipped.reason}`)
+        const known = [defaultPromptSetName, ...discovery.sets.map((set) => set.id)].join(", ")
+        return yield* fail(`--prompt-set: no prompt set '${promptSet}' in ${discovery.dir} (available: ${known})`)
+      }
+    }
+    if (forcedAttachments.length > 0) {
+      const invalid = forcedAttachments.find((id) => !isValidPromptDirName(id))
+      if (invalid !== undefined) return yield* fail(`--prompt-attachment: '${invalid}' is not a prompt attachment name (${promptDirNameRule})`)
+      const discovery = discoverPromptAttachments(paths)
+      for (const id of forcedAttachments) {
+        if (discovery.attachments.some((attachment) => attachment.id === id)) continue
+        const skipped = discovery.skipped.find((entry) => entry.id === id)
+        if (skipped !== undefined) return yield* fail(`--prompt-attachment: the prompt attachment '${id}' cannot be used: ${skipped.reason}`)
+        const known = discovery.attachments.map((attachment) => attachment.id)
+        return yield* fail(
+          `--prompt-attachment: no prompt attachment '${id}' in ${discovery.dirs.home} or ${discovery.dirs.workspace}` +
+            (known.length > 0 ? ` (available: ${known.join(", ")})` : "")
+        )
+      }
+    }
+    return { promptSet, attachmentsOff, forcedAttachments }
+  })
