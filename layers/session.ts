@@ -3,7 +3,6 @@
  * Built as a Context rather than a Layer graph: Layer construction costs ~10 ms of cold start in
  * the compiled binary, and these services have no dependencies worth a graph.
  */
-import * as path from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -19,6 +18,7 @@ import { Toolbox, type ToolboxShape } from "../src/engine/toolbox.ts"
 import { makeReviewer, Reviewer } from "../src/engine/reviewer.ts"
 import { composePrompt } from "../src/prompts/compose.ts"
 import { resolvePrompt } from "../src/prompts/resolver.ts"
+import { promptSources } from "../src/prompts/selection.ts"
 import { readInstructions } from "../src/prompts/instructions.ts"
 import { hostValues } from "../src/prompts/values.ts"
 import { checkCredentials, resolveModel } from "../src/providers/catalog.ts"
@@ -42,6 +42,8 @@ export type SessionServices = ActiveModel | Renderer | Operator | Toolbox | Conv
 export interface Session {
   readonly services: Context.Context<SessionServices>
   readonly controls: SessionControls
+  /** What the operator should know from composing the first system text (a skipped prompt set, say). */
+  readonly notes: ReadonlyArray<string>
 }
 
 /** The session's services; the conversation flushes to disk and its processes die when the enclosing scope closes. */
@@ -105,12 +107,12 @@ export const startSession = (
       },
       sessionGrants: new Set()
     }
-    const locations = {
-      homePrompts: path.join(prepared.paths.home, "prompts"),
-      workspacePrompts: path.join(prepared.paths.workspaceDir, "prompts")
-    }
-    const compose = (doc: SessionDocument): string =>
-      composePrompt(
+    const sources = () => promptSources(prepared.paths, prepared.prompts)
+    let notes: ReadonlyArray<string> = []
+    const compose = (doc: SessionDocument): string => {
+      const { locations, attachments, notes: found } = sources()
+      notes = found
+      return composePrompt(
         doc.mode,
         hostValues({
           workspace,
@@ -124,8 +126,10 @@ export const startSession = (
           skills: skillsListing(prepared.skills),
           now: new Date()
         }),
-        locations
+        locations,
+        attachments
       ).text
+    }
     // A resumed session's system text is composed afresh from the current settings and prompts.
     yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))
     const activeModel = ActiveModel.holding({ entry: prepared.model, client })
@@ -148,8 +152,11 @@ export const startSession = (
     }
     const reviewer = makeReviewer({
       activeModel,
-      systemText: () => composePrompt("review", reviewValues(), locations).text,
-      userTemplate: () => resolvePrompt("review.user", locations).text,
+      systemText: () => {
+        const { locations, attachments } = sources()
+        return composePrompt("review", reviewValues(), locations, attachments).text
+      },
+      userTemplate: () => resolvePrompt("review.user", sources().locations).text,
       hostValues: reviewValues
     })
     return {
@@ -168,7 +175,9 @@ export const startSession = (
           resolveModel({ requested: { ref, source: "/model" }, config: prepared.config, configFile: prepared.paths.configFile, env: process.env }).pipe(
             Effect.flatMap((entry) => checkCredentials(entry, process.env))
           ),
-        makeClient: (entry) => makeModelClient(entry, process.env)
-      })
+        makeClient: (entry) => makeModelClient(entry, process.env),
+        prompts: { paths: prepared.paths, selection: prepared.prompts }
+      }),
+      notes
     }
   })

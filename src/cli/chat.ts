@@ -118,7 +118,7 @@ export const chatCommand = (flags: SessionFlags): Effect.Effect<number> =>
           `session ${id}${prepared.resumed ? " (resumed)" : ""} · Ctrl+C cancels a turn · Ctrl+D or /exit leaves\n`
       )
     )
-    for (const note of prepared.notes) writeStderr(style.yellow(`${note}\n`))
+    for (const note of [...prepared.notes, ...session.notes]) writeStderr(style.yellow(`${note}\n`))
     let turn: Fiber.RuntimeFiber<unknown, unknown> | undefined
     rl.on("SIGINT", () => {
       if (turn !== undefined) Effect.runFork(Fiber.interrupt(turn))

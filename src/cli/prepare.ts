@@ -16,6 +16,7 @@ import type { SessionDocument } from "../session/document.ts"
 import { makeSessionStore, type SessionStoreShape } from "../session/store.ts"
 import { providedToolNames } from "../engine/catalog.ts"
 import { discoverSkills, type Skill } from "../skills/discover.ts"
+import { resolvePromptSelection, type PromptSelection } from "../prompts/selection.ts"
 import type { SessionFlags } from "./flags.ts"
 
 export interface PreparedSession {
@@ -27,6 +28,8 @@ export interface PreparedSession {
   readonly document: SessionDocument
   readonly resumed: boolean
   readonly disabledTools: ReadonlyArray<string>
+  /** --prompt-set, --prompt-attachments and --prompt-attachment, checked against the disk. */
+  readonly prompts: PromptSelection
   /** Full texts of truncated tool outputs; `read` may open them. */
   readonly spillDir: string
   readonly maxSteps: number
@@ -97,6 +100,7 @@ export const prepareSession = (flags: SessionFlags, cwd: string, env: Env) =>
     const earlier = yield* findSession(store, flags, startDir)
     const workspace = Option.isSome(earlier) ? yield* realDirectory(earlier.value.workspace, "the session's workspace") : startDir
     const paths = workspace === startDir ? initialPaths : makeCrystalPaths(workspace, env)
+    const prompts = yield* resolvePromptSelection(flags, paths)
     const requested =
       flags.model !== undefined
         ? { ref: flags.model, source: "--model" }
@@ -134,6 +138,7 @@ export const prepareSession = (flags: SessionFlags, cwd: string, env: Env) =>
       document,
       resumed: Option.isSome(earlier),
       disabledTools,
+      prompts,
       spillDir: path.join(paths.spillDir, document.id),
       maxSteps: config.maxSteps ?? configDefaults.maxSteps
     } satisfies PreparedSession

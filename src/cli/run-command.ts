@@ -71,7 +71,7 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
         workspace: prepared.document.workspace,
         resumed: prepared.resumed
       })
-      for (const note of prepared.notes) yield* view.note(note)
+      for (const note of [...prepared.notes, ...session.notes]) yield* view.note(note)
       const outcome = yield* runTurn(text, { maxSteps: prepared.maxSteps }).pipe(
         Effect.provide(session.services),
         Effect.onInterrupt(() => view.failed("interrupted; the session keeps what was complete"))

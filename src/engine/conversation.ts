@@ -19,6 +19,10 @@ export interface ConversationShape {
   readonly save: Effect.Effect<void>
   /** Everything saved so far is on disk when this succeeds; it fails with the error of the last write. */
   readonly flush: Effect.Effect<void, SessionError>
+  /** True while a turn runs: changes that must wait for an idle session (/promptset, …) check it. */
+  readonly turnRunning: Effect.Effect<boolean>
+  /** Runs a turn, marked as running until it ends however it ends. */
+  readonly duringTurn: <A, E, R>(turn: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
 export class Conversation extends Context.Tag("crystal/Conversation")<Conversation, ConversationShape>() {
@@ -31,6 +35,7 @@ export class Conversation extends Context.Tag("crystal/Conversation")<Conversati
       const writing = yield* Effect.makeSemaphore(1)
       let requested = 0
       let written = 0
+      let turns = 0
       const update = (change: (doc: SessionDocument) => SessionDocument) => Ref.update(ref, change)
 
       const writeLatest: Effect.Effect<void, SessionError> = writing.withPermits(1)(
@@ -60,7 +65,14 @@ export class Conversation extends Context.Tag("crystal/Conversation")<Conversati
         append: (...items: ReadonlyArray<TranscriptItem>) => update((doc) => ({ ...doc, items: [...doc.items, ...items] })),
         update,
         save,
-        flush: writeLatest
+        flush: writeLatest,
+        turnRunning: Effect.sync(() => turns > 0),
+        duringTurn: (turn) =>
+          Effect.acquireUseRelease(
+            Effect.sync(() => turns++),
+            () => turn,
+            () => Effect.sync(() => turns--)
+          )
       } satisfies ConversationShape
     })
 }

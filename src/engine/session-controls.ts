@@ -11,6 +11,14 @@ import { ConfigError } from "../config/errors.ts"
 import type { AccessGrant, Mode, SessionDocument } from "../session/document.ts"
 import type { ModelEntry } from "../providers/catalog.ts"
 import type { ModelClientShape } from "../providers/model-client.ts"
+import {
+  changePromptAttachment,
+  listPromptAttachments,
+  type AttachmentAction,
+  type PromptPaths
+} from "../prompts/attachments.ts"
+import type { PromptSelection } from "../prompts/selection.ts"
+import { listPromptSets, switchPromptSet } from "../prompts/sets.ts"
 import { ActiveModel } from "./active-model.ts"
 import { Conversation } from "./conversation.ts"
 import { Toolbox } from "./toolbox.ts"
@@ -23,9 +31,12 @@ export interface SessionControlsOptions {
   readonly compose: (doc: SessionDocument) => string
   /** A fence for the workspace plus these grants. */
   readonly fenceFor: (grants: ReadonlyArray<AccessGrant>) => PathFence
+  /** Where prompt sets and attachments live, and what the prompt flags of this process force. */
+  readonly prompts: { readonly paths: PromptPaths; readonly selection: PromptSelection }
 }
 
 export const makeSessionControls = (options: SessionControlsOptions) => {
+  const prompts = options.prompts
   const change = (edit: (doc: SessionDocument) => SessionDocument) =>
     Effect.gen(function* () {
       const conversation = yield* Conversation
@@ -58,6 +69,30 @@ export const makeSessionControls = (options: SessionControlsOptions) => {
       }),
     setMode: (mode: Mode) => change((doc) => ({ ...doc, mode })),
     setApproval: (approval: ApprovalMode) => change((doc) => ({ ...doc, approval })),
+    /** /promptset: every set, the source of its Work, Plan and Review, and the one in use. */
+    listPromptSets: Effect.sync(() => listPromptSets(prompts.paths.home, prompts.selection.promptSet)),
+    /**
+     * /promptset NAME: refused while a turn runs or --prompt-set is in force (nothing written);
+     * otherwise the manifests change and the active system message is replaced. Review texts are
+     * composed at each review, so they follow without more.
+     */
+    switchPromptSet: (name: string) =>
+      Effect.gen(function* () {
+        const idle = !(yield* (yield* Conversation).turnRunning)
+        const result = yield* switchPromptSet(prompts.paths.home, name, { forced: prompts.selection.promptSet, idle })
+        yield* change((doc) => doc)
+        return result
+      }),
+    /** /promptattach: the attachments of the home and the workspace, with where each attaches now. */
+    listPromptAttachments: Effect.sync(() => listPromptAttachments(prompts.paths, prompts.selection)),
+    /** /promptattach enable|disable|up|down NAME: refused while a turn runs, and as --prompt-attachment(s) say. */
+    changePromptAttachment: (action: AttachmentAction, name: string) =>
+      Effect.gen(function* () {
+        const idle = !(yield* (yield* Conversation).turnRunning)
+        const result = yield* changePromptAttachment(prompts.paths, action, name, { idle, flags: prompts.selection })
+        yield* change((doc) => doc)
+        return result
+      }),
     listAccess: Effect.map(Conversation, (conversation) => conversation.document).pipe(
       Effect.flatten,
       Effect.map((doc) => doc.access ?? [])

@@ -15,7 +15,7 @@ import type { AssistantMessage, FinishReason, ReasoningPart, ToolCall, ToolResul
 import type { SessionError } from "../session/store.ts"
 import { ActiveModel } from "./active-model.ts"
 import { checkImageInput } from "./capabilities.ts"
-import { Conversation } from "./conversation.ts"
+import { Conversation, type ConversationShape } from "./conversation.ts"
 import { executeToolCall } from "./executor.ts"
 import { Operator } from "./operator.ts"
 import { Renderer } from "./renderer.ts"
@@ -203,8 +203,10 @@ const runToolCalls = (calls: ReadonlyArray<ToolCall>) =>
   })
 
 export const runTurn = (text: string, settings: TurnSettings) =>
+  Effect.flatMap(Conversation, (conversation) => conversation.duringTurn(turnBody(conversation, text, settings)))
+
+const turnBody = (conversation: ConversationShape, text: string, settings: TurnSettings) =>
   Effect.gen(function* () {
-    const conversation = yield* Conversation
     const operator = yield* Operator
     const renderer = yield* Renderer
     yield* conversation.append({ _tag: "user", id: newItemId(), text })

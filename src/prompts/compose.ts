@@ -3,6 +3,7 @@
  * enabled prompt attachments for the mode (placeholders bound the same way). Plugin appends and
  * the raw rewrite join here when plugins exist.
  */
+import type { AttachmentTexts } from "./attachments.ts"
 import type { AttachablePrompt } from "./names.ts"
 import { bindPlaceholders, type PlaceholderValues } from "./placeholders.ts"
 import { resolvePrompt, type PromptLocations, type ResolvedPrompt } from "./resolver.ts"
@@ -13,9 +14,6 @@ export interface Composed {
   /** English notes (a placeholder that failed, for example). */
   readonly notes: ReadonlyArray<string>
 }
-
-/** The enabled attachments' texts for a prompt, in order, each bound with `bind`. */
-export type AttachmentTexts = (prompt: AttachablePrompt, bind: (text: string) => string) => ReadonlyArray<string>
 
 export const composePrompt = (
   name: AttachablePrompt,

@@ -4,11 +4,13 @@
  * be discovered in the home or the start-up workspace, and cannot be combined with
  * `--prompt-attachments off`. The flags never write prompt.json or config.json.
  */
+import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { ConfigError } from "../config/errors.ts"
-import { discoverPromptAttachments, type AttachmentFlags, type PromptPaths } from "./attachments.ts"
+import { discoverPromptAttachments, selectPromptAttachments, type AttachmentFlags, type AttachmentTexts, type PromptPaths } from "./attachments.ts"
 import { isValidPromptDirName, promptDirNameRule } from "./manifest.ts"
-import { defaultPromptSetName, discoverPromptSets } from "./sets.ts"
+import type { PromptLocations } from "./resolver.ts"
+import { defaultPromptSetName, discoverPromptSets, selectPromptSet } from "./sets.ts"
 
 export interface PromptSelection extends AttachmentFlags {
   /** --prompt-set: a set's directory name or "default"; undefined = the enabled manifest decides. */
@@ -63,3 +65,32 @@ export const resolvePromptSelection = (flags: PromptFlags, paths: PromptPaths): 
     }
     return { promptSet, attachmentsOff, forcedAttachments }
   })
+
+/** What one composition of a session's system texts draws on, read afresh from the disk. */
+export interface PromptSources {
+  readonly locations: PromptLocations
+  readonly attachments: AttachmentTexts
+  /** The prompt set in use ("default" for the built-in texts). */
+  readonly setName: string
+  /** Skipped directories, a conflict of enabled sets, forced names gone missing. */
+  readonly notes: ReadonlyArray<string>
+}
+
+/**
+ * The prompt files, the prompt set and the attachments in force now (SPEC P4–P9). Called at every
+ * composition, so /promptset, `crystal promptsets enable` or an edited file apply to the next one.
+ */
+export const promptSources = (paths: PromptPaths, selection: PromptSelection): PromptSources => {
+  const set = selectPromptSet(paths.home, selection.promptSet)
+  const attachments = selectPromptAttachments(paths, selection)
+  return {
+    locations: {
+      homePrompts: path.join(paths.home, "prompts"),
+      workspacePrompts: path.join(paths.workspaceDir, "prompts"),
+      set: set.lookup
+    },
+    attachments: attachments.texts,
+    setName: set.name,
+    notes: [...set.notes, ...attachments.notes]
+  }
+}

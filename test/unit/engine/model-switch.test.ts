@@ -2,20 +2,16 @@
  * Switching models inside a session: the next request goes to the new adapter with the same
  * transcript, and the old provider's opaque reasoning state is not sent to the new one.
  */
-import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { headlessOperator } from "../../../layers/headless.ts"
 import { startSession } from "../../../layers/session.ts"
-import type { PreparedSession } from "../../../src/cli/prepare.ts"
-import { makeCrystalPaths } from "../../../src/config/paths.ts"
 import type { Config } from "../../../src/config/schema.ts"
 import { runTurn } from "../../../src/engine/turn.ts"
-import { resolveModel } from "../../../src/providers/catalog.ts"
 import { makeModelClient } from "../../../src/providers/registry.ts"
-import { makeSessionStore } from "../../../src/session/store.ts"
 import { jsonRenderer } from "../../../src/cli/render/json.ts"
 import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
+import { preparedSession } from "../../support/prepared.ts"
 import { tempDir } from "../../support/temp.ts"
 
 const servers: Array<FakeLlm> = []
@@ -34,22 +30,8 @@ describe("switching models between turns", () => {
         an: { protocol: "anthropic", baseURL: fake.url, models: { claude: { reasoning: true } } }
       }
     }
-    const paths = makeCrystalPaths(root, { CRYSTAL_HOME: path.join(root, "home") })
-    const model = Effect.runSync(resolveModel({ requested: { ref: "oa/thinker", source: "test" }, config, configFile: paths.configFile, env: {} }))
-    const store = makeSessionStore(paths.sessionsDir)
-    const prepared: PreparedSession = {
-      paths,
-      config,
-      model,
-      store,
-      document: store.create({ workspace: root, model: model.ref, mode: "work", approval: "default" }),
-      resumed: false,
-      disabledTools: [],
-      spillDir: path.join(paths.spillDir, "x"),
-      maxSteps: 5,
-      skills: [],
-      notes: []
-    }
+    const prepared = preparedSession(root, config, "oa/thinker")
+    const { model, store } = prepared
     fake.script([{ reasoning: "Thinking in OpenAI's way.", text: "First." }, { text: "Second." }])
     const quiet = { ...jsonRenderer, textDelta: () => Effect.void, assistantMessage: () => Effect.void }
     await Effect.runPromise(
