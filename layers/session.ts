@@ -18,6 +18,7 @@ import { Toolbox, type ToolboxShape } from "../src/engine/toolbox.ts"
 import { makeReviewer, Reviewer } from "../src/engine/reviewer.ts"
 import { composePrompt } from "../src/prompts/compose.ts"
 import { resolvePrompt } from "../src/prompts/resolver.ts"
+import { makePlaceholderRegistry, type PlaceholderRegistry } from "../src/prompts/placeholder-registry.ts"
 import { promptSources } from "../src/prompts/selection.ts"
 import { readInstructions } from "../src/prompts/instructions.ts"
 import { hostValues } from "../src/prompts/values.ts"
@@ -44,6 +45,8 @@ export interface Session {
   readonly controls: SessionControls
   /** What the operator should know from composing the first system text (a skipped prompt set, say). */
   readonly notes: ReadonlyArray<string>
+  /** Where plugins register their placeholders; read at every composition. */
+  readonly placeholders: PlaceholderRegistry
 }
 
 /** The session's services; the conversation flushes to disk and its processes die when the enclosing scope closes. */
@@ -108,13 +111,13 @@ export const startSession = (
       sessionGrants: new Set()
     }
     const sources = () => promptSources(prepared.paths, prepared.prompts)
+    const placeholders = makePlaceholderRegistry()
     let notes: ReadonlyArray<string> = []
     const compose = (doc: SessionDocument): string => {
       const { locations, attachments, notes: found } = sources()
-      notes = found
-      return composePrompt(
+      const composed = composePrompt(
         doc.mode,
-        hostValues({
+        placeholders.withHostValues(hostValues({
           workspace,
           mode: doc.mode,
           approval: doc.approval,
@@ -125,10 +128,12 @@ export const startSession = (
           instructions: readInstructions(workspace),
           skills: skillsListing(prepared.skills),
           now: new Date()
-        }),
+        })),
         locations,
         attachments
-      ).text
+      )
+      notes = [...found, ...composed.notes]
+      return composed.text
     }
     // A resumed session's system text is composed afresh from the current settings and prompts.
     yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))
@@ -148,7 +153,7 @@ export const startSession = (
         skills: "",
         now: new Date()
       })
-      return new Map([...values, ["mode", "review"]])
+      return placeholders.withHostValues(new Map([...values, ["mode", "review"]]))
     }
     const reviewer = makeReviewer({
       activeModel,
@@ -178,6 +183,7 @@ export const startSession = (
         makeClient: (entry) => makeModelClient(entry, process.env),
         prompts: { paths: prepared.paths, selection: prepared.prompts }
       }),
-      notes
+      notes,
+      placeholders
     }
   })
