@@ -16,6 +16,7 @@ import { Renderer, type RendererShape } from "../src/engine/renderer.ts"
 import { makeSessionControls, type SessionControls } from "../src/engine/session-controls.ts"
 import { Toolbox, type ToolboxShape } from "../src/engine/toolbox.ts"
 import { makeReviewer, Reviewer } from "../src/engine/reviewer.ts"
+import { nameSession, needsTitle } from "../src/engine/titler.ts"
 import { composePrompt } from "../src/prompts/compose.ts"
 import { resolvePrompt } from "../src/prompts/resolver.ts"
 import { promptSources } from "../src/prompts/selection.ts"
@@ -44,6 +45,11 @@ export interface Session {
   readonly controls: SessionControls
   /** What the operator should know from composing the first system text (a skipped prompt set, say). */
   readonly notes: ReadonlyArray<string>
+  /**
+   * Names an untitled session after its first exchange (src/engine/titler.ts); tried once per
+   * session in this process, it never fails. Returns the title it set.
+   */
+  readonly nameSession: (timeoutMs?: number) => Effect.Effect<string | undefined>
 }
 
 /** The session's services; the conversation flushes to disk and its processes die when the enclosing scope closes. */
@@ -133,10 +139,10 @@ export const startSession = (
     // A resumed session's system text is composed afresh from the current settings and prompts.
     yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))
     const activeModel = ActiveModel.holding({ entry: prepared.model, client })
-    // The reviewer of --approval review (SPEC A3): its texts are composed at each review; no workspace instructions, {{mode}} is review.
-    const reviewValues = () => {
+    // Side requests (reviewer, title) get the host values without the workspace instructions.
+    const sideValues = () => {
       const doc = Effect.runSync(conversation.document)
-      const values = hostValues({
+      return hostValues({
         workspace,
         mode: doc.mode,
         approval: doc.approval,
@@ -148,8 +154,9 @@ export const startSession = (
         skills: "",
         now: new Date()
       })
-      return new Map([...values, ["mode", "review"]])
     }
+    // The reviewer of --approval review (SPEC A3): its texts are composed at each review; no workspace instructions, {{mode}} is review.
+    const reviewValues = () => new Map([...sideValues(), ["mode", "review"]])
     const reviewer = makeReviewer({
       activeModel,
       systemText: () => {
@@ -159,7 +166,14 @@ export const startSession = (
       userTemplate: () => resolvePrompt("review.user", sources().locations).text,
       hostValues: reviewValues
     })
+    let titleTried = false
     return {
+      nameSession: (timeoutMs) =>
+        Effect.gen(function* () {
+          if (titleTried || !needsTitle(yield* conversation.document)) return undefined
+          titleTried = true
+          return yield* nameSession({ activeModel, template: () => resolvePrompt("topic", sources().locations).text, hostValues: sideValues, timeoutMs })
+        }).pipe(Effect.provideService(Conversation, conversation)),
       services: store.pipe(
         Context.add(ActiveModel, activeModel),
         Context.add(Reviewer, reviewer),
