@@ -16,6 +16,7 @@ import { Renderer, type RendererShape } from "../src/engine/renderer.ts"
 import { makeSessionControls, type SessionControls } from "../src/engine/session-controls.ts"
 import { Toolbox, type ToolboxShape } from "../src/engine/toolbox.ts"
 import { makeReviewer, Reviewer } from "../src/engine/reviewer.ts"
+import { nameSession, needsTitle } from "../src/engine/titler.ts"
 import { composePrompt } from "../src/prompts/compose.ts"
 import { resolvePrompt } from "../src/prompts/resolver.ts"
 import { makePlaceholderRegistry, type PlaceholderRegistry } from "../src/prompts/placeholder-registry.ts"
@@ -47,6 +48,11 @@ export interface Session {
   readonly notes: ReadonlyArray<string>
   /** Where plugins register their placeholders; read at every composition. */
   readonly placeholders: PlaceholderRegistry
+  /**
+   * Names an untitled session after its first exchange (src/engine/titler.ts); tried once per
+   * session in this process, it never fails. Returns the title it set.
+   */
+  readonly nameSession: (timeoutMs?: number) => Effect.Effect<string | undefined>
 }
 
 /** The session's services; the conversation flushes to disk and its processes die when the enclosing scope closes. */
@@ -138,23 +144,26 @@ export const startSession = (
     // A resumed session's system text is composed afresh from the current settings and prompts.
     yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))
     const activeModel = ActiveModel.holding({ entry: prepared.model, client })
-    // The reviewer of --approval review (SPEC A3): its texts are composed at each review; no workspace instructions, {{mode}} is review.
-    const reviewValues = () => {
+    // Side requests (reviewer, title) get the host values without the workspace instructions.
+    const sideValues = () => {
       const doc = Effect.runSync(conversation.document)
-      const values = hostValues({
-        workspace,
-        mode: doc.mode,
-        approval: doc.approval,
-        model: doc.model,
-        sessionId: doc.id,
-        disabledTools: prepared.disabledTools,
-        access: doc.access ?? [],
-        instructions: [],
-        skills: "",
-        now: new Date()
-      })
-      return placeholders.withHostValues(new Map([...values, ["mode", "review"]]))
+      return placeholders.withHostValues(
+        hostValues({
+          workspace,
+          mode: doc.mode,
+          approval: doc.approval,
+          model: doc.model,
+          sessionId: doc.id,
+          disabledTools: prepared.disabledTools,
+          access: doc.access ?? [],
+          instructions: [],
+          skills: "",
+          now: new Date()
+        })
+      )
     }
+    // The reviewer of --approval review (SPEC A3): its texts are composed at each review; no workspace instructions, {{mode}} is review.
+    const reviewValues = () => new Map([...sideValues(), ["mode", "review"]])
     const reviewer = makeReviewer({
       activeModel,
       systemText: () => {
@@ -164,7 +173,14 @@ export const startSession = (
       userTemplate: () => resolvePrompt("review.user", sources().locations).text,
       hostValues: reviewValues
     })
+    let titleTried = false
     return {
+      nameSession: (timeoutMs) =>
+        Effect.gen(function* () {
+          if (titleTried || !needsTitle(yield* conversation.document)) return undefined
+          titleTried = true
+          return yield* nameSession({ activeModel, template: () => resolvePrompt("topic", sources().locations).text, hostValues: sideValues, timeoutMs })
+        }).pipe(Effect.provideService(Conversation, conversation)),
       services: store.pipe(
         Context.add(ActiveModel, activeModel),
         Context.add(Reviewer, reviewer),

@@ -145,8 +145,10 @@ export const chatCommand = (flags: SessionFlags): Effect.Effect<number> =>
         )
       )
       turn = fiber
-      yield* Fiber.await(fiber)
+      const exit = yield* Fiber.await(fiber)
       turn = undefined
+      // After the answer is on screen, in the background: a slow or failing title never holds up the conversation.
+      if (exit._tag === "Success") yield* Effect.forkScoped(session.nameSession())
     }
     rl.close()
     writeStderr(style.dim(`session saved · resume it with: crystal --resume ${id}\n`))

@@ -11,7 +11,7 @@ import { runInvocation } from "./entry.ts"
 import type { Invocation } from "./flags.ts"
 import { ExitCode } from "./run-command.ts"
 import { sessionOptions, toSessionFlags } from "./session-options.ts"
-import { sessionsListCommand } from "./sessions-command.ts"
+import { sessionsCommand } from "./sessions-command.ts"
 import { promptAttachmentsCommand } from "./prompt-attachments-command.ts"
 import { promptsetsCommand } from "./promptsets-command.ts"
 
@@ -27,14 +27,9 @@ export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<nu
     (parsed) => report(invoke({ _tag: "Run", prompt: Option.getOrUndefined(parsed.prompt), flags: toSessionFlags(parsed) }))
   ).pipe(Command.withDescription("Run one prompt to completion without asking anyone, then exit (scripts and CI)"))
 
-  const sessions = Command.make("sessions").pipe(
-    Command.withDescription("Saved sessions"),
-    Command.withSubcommands([sessionsListCommand(done)])
-  )
-
   return Command.make("crystal", sessionOptions, (parsed) => report(invoke({ _tag: "Chat", flags: toSessionFlags(parsed) }))).pipe(
     Command.withDescription("A coding agent for the terminal. Without a command: a conversation in the current directory"),
-    Command.withSubcommands([run, sessions, promptsetsCommand(done), promptAttachmentsCommand(done)])
+    Command.withSubcommands([run, sessionsCommand(done), promptsetsCommand(done), promptAttachmentsCommand(done)])
   )
 }
 

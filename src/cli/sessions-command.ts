@@ -1,52 +1,206 @@
+/**
+ * `crystal sessions list|show|export|delete` (SPEC E4): saved sessions outside a session. Tables by
+ * default, `--format text` for tab-separated lines; a problem is one line on stderr with exit code
+ * 1 (2 for flags that do not go together). Unreadable session files are reported, never touched.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
-import { makeCrystalPaths } from "../config/paths.ts"
-import { makeSessionStore, type SessionSummary } from "../session/store.ts"
+import * as Option from "effect/Option"
+import { resolveHome } from "../config/paths.ts"
+import type { SessionDocument } from "../session/document.ts"
+import { buildExport, defaultExportFile, exportSession } from "../session/export.ts"
+import { makeSessionStore, SessionError, type SessionSummary } from "../session/store.ts"
 import { writeStderr, writeStdout } from "./output.ts"
+import { formatOption, homeOption, printFields, printRows } from "./promptsets-command.ts"
 
-const formatTable = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? []
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join("  ")).join("\n")
+class UsageError extends Error {}
+
+const isDirectory = (dir: string): boolean => {
+  try {
+    return fs.statSync(dir).isDirectory()
+  } catch {
+    return false
+  }
 }
 
-const row = (session: SessionSummary): ReadonlyArray<string> => [
-  session.id,
-  session.updatedAt.slice(0, 16).replace("T", " "),
-  String(session.messageCount),
-  session.model,
-  session.title ?? session.workspace
-]
+const homeDir = (home: Option.Option<string>): Effect.Effect<string, SessionError> =>
+  Option.isNone(home)
+    ? Effect.succeed(resolveHome(process.env))
+    : Effect.suspend(() => {
+        const dir = path.resolve(home.value)
+        if (!isDirectory(dir)) throw new UsageError(`--home ${home.value}: not a directory`)
+        return Effect.succeed(dir)
+      })
 
-export const sessionsListCommand = (setExitCode: (code: number) => void) =>
+const storeIn = (home: Option.Option<string>) => Effect.map(homeDir(home), (dir) => makeSessionStore(path.join(dir, "sessions")))
+
+/** Exit code 0, or the error's one line on stderr with 1 (2 for a usage error). */
+const handle =
+  (setExitCode: (code: number) => void) =>
+  (body: () => Effect.Effect<void, SessionError>): Effect.Effect<void> =>
+    Effect.suspend(body).pipe(
+      Effect.zipRight(Effect.sync(() => setExitCode(0))),
+      Effect.catchAll((error) =>
+        Effect.sync(() => {
+          writeStderr(`crystal: ${error.message}\n`)
+          setExitCode(1)
+        })
+      ),
+      Effect.catchAllDefect((defect) =>
+        defect instanceof UsageError
+          ? Effect.sync(() => {
+              writeStderr(`crystal: ${defect.message}\n`)
+              setExitCode(2)
+            })
+          : Effect.die(defect)
+      )
+    )
+
+const idArg = Args.text({ name: "ID" }).pipe(Args.withDescription("A session id, or an unambiguous prefix of one"))
+
+const time = (iso: string): string => iso.slice(0, 16).replace("T", " ")
+
+const reportUnreadable = (unreadable: ReadonlyArray<{ readonly reason: string }>): void => {
+  for (const broken of unreadable) writeStderr(`crystal: unreadable session: ${broken.reason}\n`)
+}
+
+const list = (setExitCode: (code: number) => void) =>
   Command.make(
     "list",
     {
-      format: Options.choice("format", ["table", "text"]).pipe(
-        Options.withDescription("table (default) or text: one tab-separated line per session"),
-        Options.withDefault("table" as const)
+      home: homeOption,
+      format: formatOption,
+      workspace: Options.directory("workspace").pipe(
+        Options.withDescription("List the sessions of this workspace (default: the current directory)"),
+        Options.optional
+      ),
+      all: Options.boolean("all").pipe(Options.withDescription("List the sessions of every workspace"))
+    },
+    ({ home, format, workspace, all }) =>
+      handle(setExitCode)(() =>
+        Effect.gen(function* () {
+          if (all && Option.isSome(workspace)) throw new UsageError("--all and --workspace cannot be used together")
+          const store = yield* storeIn(home)
+          const dir = Option.getOrElse(workspace, () => process.cwd())
+          if (!isDirectory(dir)) throw new UsageError(`--workspace ${dir}: not an accessible directory`)
+          const filter = all ? undefined : fs.realpathSync(dir)
+          const listing = yield* store.list(filter)
+          reportUnreadable(listing.unreadable)
+          const cells = (session: SessionSummary) => [session.id, time(session.updatedAt), String(session.messageCount), session.model, session.title ?? "(untitled)"]
+          if (format === "text") {
+            printRows("text", [], listing.sessions.map((session) => [...cells(session), session.workspace]))
+          } else if (listing.sessions.length === 0) {
+            writeStderr(`no saved sessions ${filter === undefined ? "" : `for ${filter} `}in ${store.dir}${filter === undefined ? "" : " (--all lists every workspace)"}\n`)
+          } else {
+            const header = ["ID", "UPDATED (UTC)", "MESSAGES", "MODEL", "TITLE"]
+            printRows(
+              "table",
+              all ? [...header, "WORKSPACE"] : header,
+              listing.sessions.map((session) => (all ? [...cells(session), session.workspace] : cells(session)))
+            )
+          }
+        })
+      )
+  ).pipe(Command.withDescription("List saved sessions, newest first: those of the current directory, of --workspace DIR, or --all"))
+
+const firstLine = (text: string, max = 100): string => {
+  const line = text.trim().split("\n")[0] ?? ""
+  return line.length > max ? `${line.slice(0, max)}…` : line
+}
+
+const transcriptLines = (doc: SessionDocument): ReadonlyArray<string> =>
+  doc.items.flatMap((item) => {
+    if (item._tag === "user" && item.synthetic === undefined) return [`[user] ${firstLine(item.text)}`]
+    if (item._tag === "assistant") {
+      const calls = (item.toolCalls ?? []).map((call) => call.name)
+      return [`[assistant] ${firstLine(item.text)}${calls.length > 0 ? ` (calls ${calls.join(", ")})` : ""}`.trimEnd()]
+    }
+    return []
+  })
+
+const show = (setExitCode: (code: number) => void) =>
+  Command.make("show", { home: homeOption, format: formatOption, id: idArg }, ({ home, format, id }) =>
+    handle(setExitCode)(() =>
+      Effect.gen(function* () {
+        const store = yield* storeIn(home)
+        const doc = yield* store.load(id)
+        const todos = doc.todos ?? []
+        printFields(format, [
+          ["Id", doc.id],
+          ["Title", doc.title ?? "(untitled)"],
+          ["Workspace", doc.workspace],
+          ["Model", doc.model],
+          ["Mode", doc.mode],
+          ["Approval", doc.approval],
+          ["Created", doc.createdAt],
+          ["Updated", doc.updatedAt],
+          ["Messages", String(doc.items.filter((item) => item._tag === "user" || item._tag === "assistant").length)],
+          ["Todos", `${todos.filter((todo) => todo.status === "completed").length}/${todos.length} done`],
+          ["Parent", doc.parent ?? "-"],
+          ["File", path.join(store.dir, `${doc.id}.json`)]
+        ])
+        const lines = transcriptLines(doc)
+        if (format === "table" && lines.length > 0) writeStdout(`\n${lines.join("\n")}\n`)
+      })
+    )
+  ).pipe(Command.withDescription("Show a session: its settings, then its conversation one line per message"))
+
+const exportCommand = (setExitCode: (code: number) => void) =>
+  Command.make(
+    "export",
+    {
+      home: homeOption,
+      id: idArg,
+      output: Options.text("output").pipe(
+        Options.withAlias("o"),
+        Options.withDescription("Where to write the JSON (default: ./crystal-session-ID.json; - for stdout)"),
+        Options.optional
       )
     },
-    ({ format }) =>
-      Effect.gen(function* () {
-        const store = makeSessionStore(makeCrystalPaths(process.cwd()).sessionsDir)
-        const listing = yield* store.list()
-        for (const broken of listing.unreadable) writeStderr(`crystal: skipped ${broken.reason}\n`)
-        const rows = listing.sessions.map(row)
-        if (format === "text") {
-          writeStdout(rows.map((cells) => `${cells.join("\t")}\n`).join(""))
-        } else if (rows.length === 0) {
-          writeStderr(`no saved sessions in ${store.dir}\n`)
-        } else {
-          writeStdout(`${formatTable([["ID", "UPDATED (UTC)", "MESSAGES", "MODEL", "TITLE / WORKSPACE"], ...rows])}\n`)
-        }
-        setExitCode(0)
-      }).pipe(
-        Effect.catchAll((error) =>
-          Effect.sync(() => {
-            writeStderr(`crystal: ${error.message}\n`)
-            setExitCode(1)
-          })
-        )
+    ({ home, id, output }) =>
+      handle(setExitCode)(() =>
+        Effect.gen(function* () {
+          const homePath = yield* homeDir(home)
+          const doc = yield* makeSessionStore(path.join(homePath, "sessions")).load(id)
+          const mediaDir = path.join(homePath, "media")
+          const missingNote = (missing: ReadonlyArray<string>) => {
+            if (missing.length > 0) writeStderr(`crystal: ${missing.length} image(s) exported without their bytes (media file missing or changed): ${missing.join(", ")}\n`)
+          }
+          if (Option.getOrUndefined(output) === "-") {
+            const { exported, missingImages } = yield* buildExport(doc, mediaDir)
+            writeStdout(`${JSON.stringify(exported, null, 2)}\n`)
+            missingNote(missingImages)
+            return
+          }
+          const file = Option.match(output, { onNone: () => defaultExportFile(process.cwd(), doc.id), onSome: (given) => path.resolve(given) })
+          const result = yield* exportSession(doc, mediaDir, file)
+          missingNote(result.missingImages)
+          writeStdout(`exported session ${doc.id} to ${result.file}\n`)
+        })
       )
-  ).pipe(Command.withDescription("List saved sessions, newest first"))
+  ).pipe(Command.withDescription("Write a session as one self-contained JSON file (images inlined where their bytes are available)"))
+
+const deleteCommand = (setExitCode: (code: number) => void) =>
+  Command.make("delete", { home: homeOption, id: idArg }, ({ home, id }) =>
+    handle(setExitCode)(() =>
+      Effect.gen(function* () {
+        const homePath = yield* homeDir(home)
+        const store = makeSessionStore(path.join(homePath, "sessions"))
+        const file = yield* store.remove(id)
+        const removedId = path.basename(file, ".json")
+        // Its truncated tool outputs go with it.
+        fs.rmSync(path.join(homePath, "spill", removedId), { recursive: true, force: true })
+        writeStdout(`deleted session ${removedId} (${file})\n`)
+      })
+    )
+  ).pipe(Command.withDescription("Delete a saved session (refused for a file that does not parse or a session open in a running crystal)"))
+
+export const sessionsCommand = (setExitCode: (code: number) => void) =>
+  Command.make("sessions").pipe(
+    Command.withDescription("Saved sessions"),
+    Command.withSubcommands([list(setExitCode), show(setExitCode), exportCommand(setExitCode), deleteCommand(setExitCode)])
+  )

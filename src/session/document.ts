@@ -32,6 +32,8 @@ export const SessionDocument = Schema.Struct({
   /** Real path of the workspace the session works in. */
   workspace: Schema.String,
   title: Schema.optional(Schema.String),
+  /** The session this one was forked from (/fork). */
+  parent: Schema.optional(Schema.String),
   /** "provider/model" used by the latest turn. */
   model: Schema.String,
   mode: Mode,

@@ -20,6 +20,16 @@ export type LockResult = { readonly _tag: "Locked"; readonly release: () => void
 
 export const lockFile = (dir: string, id: string): string => path.join(dir, `.${id}.lock`)
 
+/** The pid of a live process other than this one that holds the session, if any. */
+export const lockHolder = (dir: string, id: string): number | undefined => {
+  try {
+    const owner = Number(fs.readFileSync(lockFile(dir, id), "utf8").trim())
+    return Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner) ? owner : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export const acquireSessionLock = (dir: string, id: string): LockResult => {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
   const file = lockFile(dir, id)

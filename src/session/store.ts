@@ -9,6 +9,7 @@ import { writeFileAtomic } from "../files/atomic.ts"
 import type { ApprovalMode } from "../approval/policy.ts"
 import { SessionDocument, emptyUsage, type Mode } from "./document.ts"
 import { newSessionId } from "./ids.ts"
+import { acquireSessionLock } from "./lock.ts"
 
 export class SessionError extends Schema.TaggedError<SessionError>()("SessionError", {
   message: Schema.String
@@ -22,6 +23,7 @@ export interface SessionSummary {
   readonly createdAt: string
   readonly updatedAt: string
   readonly messageCount: number
+  readonly parent: string | undefined
 }
 
 export interface UnreadableSession {
@@ -49,8 +51,15 @@ export interface SessionStoreShape {
   readonly save: (doc: SessionDocument) => Effect.Effect<SessionDocument, SessionError>
   /** By full id or an unambiguous prefix of one. */
   readonly load: (idOrPrefix: string) => Effect.Effect<SessionDocument, SessionError>
-  /** Newest first; files that fail to parse are reported, never touched. */
-  readonly list: () => Effect.Effect<SessionListing, SessionError>
+  /** Newest first, of one workspace when given; files that fail to parse are reported, never touched. */
+  readonly list: (workspace?: string) => Effect.Effect<SessionListing, SessionError>
+  /** A copy under a new id that names its parent; saved before it is returned. */
+  readonly fork: (doc: SessionDocument) => Effect.Effect<SessionDocument, SessionError>
+  /**
+   * Deletes a session file, by id or prefix. Refused for a file that does not parse (it may be
+   * someone's data) and for a session another live process has open. Returns the file removed.
+   */
+  readonly remove: (idOrPrefix: string) => Effect.Effect<string, SessionError>
   readonly latestForWorkspace: (workspace: string) => Effect.Effect<Option.Option<SessionDocument>, SessionError>
 }
 
@@ -68,7 +77,8 @@ const summarize = (doc: SessionDocument): SessionSummary => ({
   model: doc.model,
   createdAt: doc.createdAt,
   updatedAt: doc.updatedAt,
-  messageCount: messageCount(doc)
+  messageCount: messageCount(doc),
+  parent: doc.parent
 })
 
 const errorText = (error: unknown): string =>
@@ -137,7 +147,7 @@ export const makeSessionStore = (dir: string): SessionStoreShape => {
       )
     )
 
-  const load = (idOrPrefix: string): Effect.Effect<SessionDocument, SessionError> =>
+  const resolveId = (idOrPrefix: string): Effect.Effect<string, SessionError> =>
     Effect.gen(function* () {
       const ids = yield* sessionIds()
       const exact = ids.find((id) => id === idOrPrefix)
@@ -151,17 +161,22 @@ export const makeSessionStore = (dir: string): SessionStoreShape => {
           message: `'${idOrPrefix}' matches ${matches.length} sessions (${matches.slice(0, 5).join(", ")}${matches.length > 5 ? ", ..." : ""}); give more of the id`
         })
       }
-      return yield* readDocument(fileOf(only))
+      return only
     })
 
-  const list = (): Effect.Effect<SessionListing, SessionError> =>
+  const load = (idOrPrefix: string): Effect.Effect<SessionDocument, SessionError> =>
+    resolveId(idOrPrefix).pipe(Effect.flatMap((id) => readDocument(fileOf(id))))
+
+  const list = (workspace?: string): Effect.Effect<SessionListing, SessionError> =>
     Effect.gen(function* () {
       const ids = yield* sessionIds()
       const results = yield* Effect.forEach(ids, (id) => Effect.either(readDocument(fileOf(id))), { concurrency: 8 })
       const sessions: Array<SessionSummary> = []
       const unreadable: Array<UnreadableSession> = []
       results.forEach((result, index) => {
-        if (result._tag === "Right") sessions.push(summarize(result.right))
+        if (result._tag === "Right") {
+          if (workspace === undefined || result.right.workspace === workspace) sessions.push(summarize(result.right))
+        }
         else unreadable.push({ file: fileOf(ids[index] ?? ""), reason: result.left.message })
       })
       sessions.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))
@@ -169,14 +184,40 @@ export const makeSessionStore = (dir: string): SessionStoreShape => {
     })
 
   const latestForWorkspace = (workspace: string): Effect.Effect<Option.Option<SessionDocument>, SessionError> =>
-    list().pipe(
+    list(workspace).pipe(
       Effect.flatMap(({ sessions }) => {
-        const latest = sessions.find((session) => session.workspace === workspace)
+        const latest = sessions[0]
         return latest === undefined ? Effect.succeedNone : Effect.asSome(load(latest.id))
       })
     )
 
-  return { dir, create, save, load, list, latestForWorkspace }
+  const fork = (doc: SessionDocument): Effect.Effect<SessionDocument, SessionError> => {
+    const now = new Date().toISOString()
+    return save({ ...doc, id: newSessionId(), parent: doc.id, createdAt: now, updatedAt: now })
+  }
+
+  const remove = (idOrPrefix: string): Effect.Effect<string, SessionError> =>
+    Effect.gen(function* () {
+      const id = yield* resolveId(idOrPrefix)
+      const file = fileOf(id)
+      yield* readDocument(file).pipe(
+        Effect.mapError((error) => new SessionError({ message: `not deleted: ${error.message}` }))
+      )
+      // Holding the lock while deleting: no process can open the session in between.
+      const lock = yield* Effect.try({
+        try: () => acquireSessionLock(dir, id),
+        catch: (error) => new SessionError({ message: `cannot lock session ${id} (${errorText(error)})` })
+      })
+      if (lock._tag === "Busy") {
+        return yield* new SessionError({ message: `session ${id} is open in another crystal process (pid ${lock.pid}); close it there first` })
+      }
+      return yield* Effect.tryPromise({
+        try: () => fs.rm(file),
+        catch: (error) => new SessionError({ message: `cannot delete ${file} (${errorText(error)})` })
+      }).pipe(Effect.as(file), Effect.ensuring(Effect.sync(lock.release)))
+    })
+
+  return { dir, create, save, load, list, latestForWorkspace, fork, remove }
 }
 
 export class SessionStore extends Context.Tag("crystal/SessionStore")<SessionStore, SessionStoreShape>() {}

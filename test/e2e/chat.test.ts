@@ -23,11 +23,18 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
 
   it("converses turn by turn, then leaves on Ctrl+D with the terminal restored", async () => {
     const { sandbox, fake, terminal } = await start()
-    fake.script([{ toolCalls: [{ name: "read", arguments: { path: "README.md" } }] }, { text: "It says hello." }, { text: "Still hello." }])
+    fake.script([
+      { toolCalls: [{ name: "read", arguments: { path: "README.md" } }] },
+      { text: "It says hello." },
+      { text: "Readme contents" },
+      { text: "Still hello." }
+    ])
     terminal.type("what does the readme say?")
     terminal.press("Enter")
     await terminal.waitFor(/It says hello\.\n›\s*$/m)
     expect(terminal.screen()).toContain("→ read README.md")
+    // The title request follows the first exchange, in the background.
+    expect(JSON.stringify((await fake.waitForRequest(3)).body)).toContain("Name this coding session")
     terminal.type("and now?")
     terminal.press("Enter")
     await terminal.waitFor(/Still hello\./)
@@ -37,7 +44,9 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     // stty after exit: line editing, echo and signals are back on (a "-" prefix would mean off).
     expect(screen).toMatch(/^STTY: isig icanon echo\s*$/m)
     const [file] = await sessionFiles(sandbox)
-    expect((await readSession(file ?? "")).items.filter((item) => item["_tag"] === "user")).toHaveLength(2)
+    const saved = await readSession(file ?? "")
+    expect(saved.items.filter((item) => item["_tag"] === "user")).toHaveLength(2)
+    expect(saved["title"]).toBe("Readme contents")
   })
 
   it("cancels a running turn on Ctrl+C, keeps the partial answer, and goes on", async () => {

@@ -1,0 +1,162 @@
+/**
+ * The session a conversation is in, and the engine API behind /clear, /resume, /fork and /export
+ * (SPEC S1, S4). Each session lives in its own scope. Switching ends the old one first (flushed,
+ * its lock released, its background processes killed: SPEC H4's session end) and then starts the
+ * other exactly as `crystal --resume` would, so its system message is composed afresh from the
+ * prompt files enabled now (seed 000), and its model, mode, approval, todos and grants are the
+ * saved ones. The process's other flags (--disable-tool, prompt flags) stay in force.
+ *
+ * A switch is refused while a turn runs. Everything that can fail (unknown id, missing
+ * credentials, a session open in another process) is checked before the old session ends; if
+ * starting the new one still fails, the old one is reopened and the error returned.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import * as path from "node:path"
+import { startSession, type Session } from "./session.ts"
+import { prepareSession, type PreparedSession } from "../src/cli/prepare.ts"
+import type { SessionFlags } from "../src/cli/flags.ts"
+import { ConfigError } from "../src/config/errors.ts"
+import { Conversation } from "../src/engine/conversation.ts"
+import type { OperatorShape } from "../src/engine/operator.ts"
+import type { RendererShape } from "../src/engine/renderer.ts"
+import { makeModelClient } from "../src/providers/registry.ts"
+import type { SessionDocument } from "../src/session/document.ts"
+import { defaultExportFile, exportSession, type ExportResult } from "../src/session/export.ts"
+import { lockHolder } from "../src/session/lock.ts"
+import type { SessionError, SessionListing } from "../src/session/store.ts"
+
+export interface ActiveSession {
+  readonly prepared: PreparedSession
+  readonly session: Session
+}
+
+export interface SessionHostShape {
+  /** The session turns run in now; read it again after every switch. */
+  readonly current: () => ActiveSession
+  /** /clear: a new, empty session with the same workspace, model, mode and approval; the old one stays on disk. */
+  readonly clear: Effect.Effect<ActiveSession, ConfigError | SessionError>
+  /** /resume ID: continue a saved session (id or unique prefix) in this process. */
+  readonly resume: (idOrPrefix: string) => Effect.Effect<ActiveSession, ConfigError | SessionError>
+  /** /fork: a copy of the current session under a new id naming its parent; the conversation goes on in the copy. */
+  readonly fork: Effect.Effect<ActiveSession, ConfigError | SessionError>
+  /** /export [FILE]: the current session as one JSON file (default: <workspace>/crystal-session-ID.json). */
+  readonly exportTo: (file?: string) => Effect.Effect<ExportResult, SessionError>
+  /** What /resume offers: the saved sessions of the current workspace, newest first. */
+  readonly list: Effect.Effect<SessionListing, SessionError>
+}
+
+export interface SessionHostOptions {
+  readonly flags: SessionFlags
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly renderer: RendererShape
+  readonly operator: OperatorShape
+}
+
+interface Running extends ActiveSession {
+  readonly scope: Scope.CloseableScope
+}
+
+const fail = (message: string) => Effect.fail(new ConfigError({ message }))
+
+/** The host and its first session; closing the enclosing scope ends whichever session is current. */
+export const openSessionHost = (first: PreparedSession, options: SessionHostOptions): Effect.Effect<SessionHostShape, ConfigError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const start = (prepared: PreparedSession): Effect.Effect<Running, ConfigError> =>
+      Effect.gen(function* () {
+        const client = yield* makeModelClient(prepared.model, options.env)
+        const scope = yield* Scope.make()
+        const session = yield* startSession(prepared, client, options.renderer, options.operator).pipe(
+          Scope.extend(scope),
+          Effect.onError(() => Scope.close(scope, Exit.void))
+        )
+        return { prepared, session, scope }
+      })
+
+    let active = yield* start(first)
+    yield* Effect.addFinalizer(() => Scope.close(active.scope, Exit.void))
+
+    const conversation = () => Context.get(active.session.services, Conversation)
+
+    /** The current document with everything saved on disk; refused while a turn runs. */
+    const settled = (command: string): Effect.Effect<SessionDocument, ConfigError | SessionError> =>
+      Effect.gen(function* () {
+        if (yield* conversation().turnRunning) return yield* fail(`${command}: wait for the turn to finish (or cancel it) first`)
+        yield* conversation().flush
+        return yield* conversation().document
+      })
+
+    const switchTo = (command: string, prepare: Effect.Effect<PreparedSession, ConfigError | SessionError>) =>
+      Effect.gen(function* () {
+        const before = yield* settled(command)
+        const prepared = yield* prepare
+        if (prepared.document.id === before.id) return yield* fail(`${command}: ${before.id} is the current session`)
+        const holder = lockHolder(prepared.store.dir, prepared.document.id)
+        if (holder !== undefined) {
+          return yield* fail(`${command}: session ${prepared.document.id} is open in another crystal process (pid ${holder}); close it there first`)
+        }
+        const old = active
+        yield* Scope.close(old.scope, Exit.void)
+        const next = yield* start(prepared).pipe(
+          Effect.catchAll((error) =>
+            start({ ...old.prepared, document: before, resumed: true }).pipe(
+              Effect.tap((reopened) => Effect.sync(() => (active = reopened))),
+              Effect.orDie,
+              Effect.zipRight(Effect.fail(error))
+            )
+          )
+        )
+        active = next
+        return { prepared: next.prepared, session: next.session }
+      })
+
+    /** As `crystal --resume ID` from the session's own workspace; the saved model, mode and approval apply. */
+    const prepareResume = (id: string, workspace: string) =>
+      prepareSession({ ...options.flags, resume: id, continue: false, model: undefined, mode: undefined, approval: undefined }, workspace, options.env)
+
+    return {
+      current: () => ({ prepared: active.prepared, session: active.session }),
+      clear: Effect.suspend(() => {
+        const { document } = active.prepared
+        return switchTo(
+          "/clear",
+          conversation().document.pipe(
+            Effect.flatMap((doc) =>
+              prepareSession(
+                { ...options.flags, resume: undefined, continue: false, model: doc.model, mode: doc.mode, approval: doc.approval },
+                document.workspace,
+                options.env
+              )
+            )
+          )
+        )
+      }),
+      resume: (idOrPrefix) =>
+        switchTo(
+          "/resume",
+          active.prepared.store.load(idOrPrefix).pipe(
+            Effect.mapError((error) => new ConfigError({ message: `/resume: ${error.message}` })),
+            Effect.flatMap((doc) => prepareResume(doc.id, active.prepared.document.workspace))
+          )
+        ),
+      fork: Effect.suspend(() =>
+        switchTo(
+          "/fork",
+          conversation().document.pipe(
+            Effect.flatMap(active.prepared.store.fork),
+            Effect.flatMap((copy) => prepareResume(copy.id, copy.workspace))
+          )
+        )
+      ),
+      exportTo: (file) =>
+        Effect.gen(function* () {
+          yield* conversation().flush
+          const doc = yield* conversation().document
+          const target = file === undefined ? defaultExportFile(doc.workspace, doc.id) : path.resolve(doc.workspace, file)
+          return yield* exportSession(doc, active.prepared.paths.mediaDir, target)
+        }),
+      list: Effect.suspend(() => active.prepared.store.list(active.prepared.document.workspace))
+    } satisfies SessionHostShape
+  })

@@ -1,0 +1,90 @@
+/**
+ * /export and `crystal sessions export`: one self-contained JSON file (SPEC S1, seed 003). The
+ * session document as saved, under a format marker, with the bytes of every image it references
+ * inlined as base64 `data` when its media file (~/.crystal/media/<sha256>) is there and still holds
+ * those bytes; an image whose file is missing or changed keeps its reference without bytes and is
+ * named in the result. A session never holds API keys, so neither does its export.
+ */
+import { createHash } from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
+import { writeFileAtomic } from "../files/atomic.ts"
+import type { SessionDocument } from "./document.ts"
+import type { ImageRef, TranscriptItem } from "./items.ts"
+import { SessionError } from "./store.ts"
+
+export const exportFormat = "crystal-session-export"
+export const exportVersion = 1
+
+export interface ExportedImage extends ImageRef {
+  /** The image bytes, base64; absent when the media file was missing or did not match its hash. */
+  readonly data?: string
+}
+
+export interface SessionExport {
+  readonly format: typeof exportFormat
+  readonly version: typeof exportVersion
+  readonly exportedAt: string
+  /** The session document; its image references carry `data` where the bytes were available. */
+  readonly session: SessionDocument
+}
+
+export interface ExportResult {
+  readonly file: string
+  /** sha256 of the images whose bytes could not be included. */
+  readonly missingImages: ReadonlyArray<string>
+}
+
+const isSha256 = (value: string): boolean => /^[0-9a-f]{64}$/.test(value)
+
+/** The bytes of a media file, only when they still hash to its name. */
+const readMedia = async (mediaDir: string, sha256: string): Promise<string | undefined> => {
+  if (!isSha256(sha256)) return undefined
+  try {
+    const bytes = await fs.readFile(path.join(mediaDir, sha256))
+    return createHash("sha256").update(bytes).digest("hex") === sha256 ? bytes.toString("base64") : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const imagesOf = (item: TranscriptItem): ReadonlyArray<ImageRef> =>
+  item._tag === "user" || item._tag === "tool_result" ? (item.images ?? []) : []
+
+export const buildExport = (
+  doc: SessionDocument,
+  mediaDir: string,
+  now: Date = new Date()
+): Effect.Effect<{ readonly exported: SessionExport; readonly missingImages: ReadonlyArray<string> }> =>
+  Effect.promise(async () => {
+    const wanted = [...new Set(doc.items.flatMap((item) => imagesOf(item).map((image) => image.sha256)))]
+    const bytes = new Map<string, string | undefined>()
+    for (const sha256 of wanted) bytes.set(sha256, await readMedia(mediaDir, sha256))
+    const inline = (images: ReadonlyArray<ImageRef> | undefined): ReadonlyArray<ExportedImage> | undefined =>
+      images?.map((image) => {
+        const data = bytes.get(image.sha256)
+        return data === undefined ? image : { ...image, data }
+      })
+    const items = doc.items.map((item): TranscriptItem =>
+      (item._tag === "user" || item._tag === "tool_result") && item.images !== undefined ? { ...item, images: inline(item.images) } : item
+    )
+    return {
+      exported: { format: exportFormat, version: exportVersion, exportedAt: now.toISOString(), session: { ...doc, items } },
+      missingImages: wanted.filter((sha256) => bytes.get(sha256) === undefined)
+    }
+  })
+
+/** Builds the export and writes it atomically, owner-only (a transcript is private). */
+export const exportSession = (doc: SessionDocument, mediaDir: string, file: string): Effect.Effect<ExportResult, SessionError> =>
+  Effect.gen(function* () {
+    const { exported, missingImages } = yield* buildExport(doc, mediaDir)
+    yield* Effect.tryPromise({
+      try: () => writeFileAtomic(file, `${JSON.stringify(exported, null, 2)}\n`, { mode: 0o600 }),
+      catch: (error) => new SessionError({ message: `cannot write ${file} (${error instanceof Error ? error.message : String(error)})` })
+    })
+    return { file, missingImages }
+  })
+
+/** Where an export goes when no file is named: the given directory, named after the session. */
+export const defaultExportFile = (dir: string, id: string): string => path.join(dir, `crystal-session-${id}.json`)

@@ -1,0 +1,54 @@
+/** Session export (SPEC S1, seed 003): one self-contained JSON file, images inlined where their bytes exist. */
+import { createHash } from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { describe, expect, it } from "vitest"
+import { SessionDocument } from "../../../src/session/document.ts"
+import { exportFormat, exportSession } from "../../../src/session/export.ts"
+import { makeSessionStore } from "../../../src/session/store.ts"
+import { tempDir } from "../../support/temp.ts"
+
+const sha = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex")
+
+describe("session export", () => {
+  it("inlines the bytes of available images, keeps the reference of missing or changed ones, and reloads as a session", async () => {
+    const root = await tempDir()
+    const mediaDir = path.join(root, "media")
+    await fs.mkdir(mediaDir)
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3])
+    const present = sha(png)
+    await fs.writeFile(path.join(mediaDir, present), png)
+    const changed = sha(new Uint8Array([9, 9, 9]))
+    await fs.writeFile(path.join(mediaDir, changed), "not those bytes")
+    const missing = sha(new Uint8Array([7]))
+    const store = makeSessionStore(path.join(root, "sessions"))
+    const doc = await Effect.runPromise(
+      store.save({
+        ...store.create({ workspace: "/w", model: "m/m", mode: "work", approval: "default" }),
+        title: "Pictures",
+        items: [
+          { _tag: "user", id: "1", text: "look [Image #1] [Image #2]", images: [{ sha256: present, mime: "image/png", marker: "[Image #1]" }, { sha256: missing, mime: "image/png" }] },
+          { _tag: "assistant", id: "2", text: "Seen.", model: "m/m" },
+          { _tag: "tool_result", id: "3", callId: "c", name: "view_image", text: "", isError: false, images: [{ sha256: changed, mime: "image/jpeg" }, { sha256: present, mime: "image/png" }] }
+        ]
+      })
+    )
+    const file = path.join(root, "out", "export.json")
+    const result = await Effect.runPromise(exportSession(doc, mediaDir, file))
+    expect(result).toEqual({ file, missingImages: [missing, changed] })
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600)
+    const exported = JSON.parse(await fs.readFile(file, "utf8"))
+    expect(exported).toMatchObject({ format: exportFormat, version: 1, exportedAt: expect.any(String) })
+    const base64 = Buffer.from(png).toString("base64")
+    expect(exported.session.items[0].images).toEqual([
+      { sha256: present, mime: "image/png", marker: "[Image #1]", data: base64 },
+      { sha256: missing, mime: "image/png" }
+    ])
+    expect(exported.session.items[2].images).toEqual([{ sha256: changed, mime: "image/jpeg" }, { sha256: present, mime: "image/png", data: base64 }])
+    // The exported session is still a session document (the data fields aside).
+    const reloaded = Schema.decodeUnknownSync(SessionDocument)(exported.session)
+    expect(reloaded).toEqual(doc)
+  })
+})
