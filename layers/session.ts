@@ -16,6 +16,8 @@ import { Renderer, type RendererShape } from "../src/engine/renderer.ts"
 import { makeSessionControls, type SessionControls } from "../src/engine/session-controls.ts"
 import { Toolbox, type ToolboxShape } from "../src/engine/toolbox.ts"
 import { makeReviewer, Reviewer } from "../src/engine/reviewer.ts"
+import { Compactor, makeCompactor } from "../src/engine/compactor.ts"
+import { bindPlaceholders } from "../src/prompts/placeholders.ts"
 import { composePrompt } from "../src/prompts/compose.ts"
 import { resolvePrompt } from "../src/prompts/resolver.ts"
 import { promptSources } from "../src/prompts/selection.ts"
@@ -28,6 +30,7 @@ import type { AccessGrant, SessionDocument } from "../src/session/document.ts"
 import { acquireSessionLock } from "../src/session/lock.ts"
 import { SessionStore } from "../src/session/store.ts"
 import { ConfigError } from "../src/config/errors.ts"
+import { compactionDefaults } from "../src/config/schema.ts"
 import { builtinTools } from "../src/tools/builtin.ts"
 import { makeSpill } from "../src/tools/spill.ts"
 import { skillsListing } from "../src/skills/discover.ts"
@@ -37,7 +40,7 @@ import { makeSkillTool } from "../src/tools/skill-tool.ts"
 import { makeTodoTools } from "../src/tools/todo-tools.ts"
 import type { Tool } from "../src/tools/tool.ts"
 
-export type SessionServices = ActiveModel | Renderer | Operator | Toolbox | Conversation | SessionStore
+export type SessionServices = ActiveModel | Renderer | Operator | Toolbox | Conversation | SessionStore | Compactor
 
 export interface Session {
   readonly services: Context.Context<SessionServices>
@@ -133,8 +136,8 @@ export const startSession = (
     // A resumed session's system text is composed afresh from the current settings and prompts.
     yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))
     const activeModel = ActiveModel.holding({ entry: prepared.model, client })
-    // The reviewer of --approval review (SPEC A3): its texts are composed at each review; no workspace instructions, {{mode}} is review.
-    const reviewValues = () => {
+    // Side requests (the reviewer of --approval review, compaction): texts composed at each request, no workspace instructions, their own {{mode}}.
+    const sideValues = (mode: "review" | "compaction") => {
       const doc = Effect.runSync(conversation.document)
       const values = hostValues({
         workspace,
@@ -148,8 +151,9 @@ export const startSession = (
         skills: "",
         now: new Date()
       })
-      return new Map([...values, ["mode", "review"]])
+      return new Map([...values, ["mode", mode]])
     }
+    const reviewValues = () => sideValues("review")
     const reviewer = makeReviewer({
       activeModel,
       systemText: () => {
@@ -159,10 +163,22 @@ export const startSession = (
       userTemplate: () => resolvePrompt("review.user", sources().locations).text,
       hostValues: reviewValues
     })
+    const compactor = makeCompactor({
+      settings: {
+        auto: prepared.config.compaction?.auto ?? compactionDefaults.auto,
+        threshold: prepared.config.compaction?.threshold ?? compactionDefaults.threshold,
+        keepRecentTokens: prepared.config.compaction?.keepRecentTokens ?? compactionDefaults.keepRecentTokens
+      },
+      activeModel,
+      systemText: () => bindPlaceholders(resolvePrompt("compaction.system", sources().locations).text, sideValues("compaction")),
+      userTemplate: () => resolvePrompt("compaction.user", sources().locations).text,
+      hostValues: () => sideValues("compaction")
+    })
     return {
       services: store.pipe(
         Context.add(ActiveModel, activeModel),
         Context.add(Reviewer, reviewer),
+        Context.add(Compactor, compactor),
         Context.add(Renderer, renderer),
         Context.add(Operator, operator),
         Context.add(Toolbox, toolbox),
