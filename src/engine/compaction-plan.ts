@@ -52,8 +52,10 @@ export const planCompaction = (items: ReadonlyArray<TranscriptItem>, keepRecentT
     cut = index
   }
   while (cut < candidates.length && !startsMessage(candidates[cut])) cut++
-  // Everything fits the budget (a /compact early on, or a context filled by the system text and tools): summarise it all.
-  if (!candidates.slice(0, cut).some(sentToModel)) cut = candidates.length
+  // Everything fits the budget (a /compact early on, or a context the usage counts say is large):
+  // keep the operator's latest message and what followed it, or failing that summarise it all.
+  if (!candidates.slice(0, cut).some(sentToModel)) cut = candidates.findLastIndex((item) => item._tag === "user" && item.synthetic === undefined)
+  if (!candidates.slice(0, Math.max(cut, 0)).some(sentToModel)) cut = candidates.length
   const summarized = candidates.slice(0, cut)
   if (!summarized.some(sentToModel)) return undefined
   const kept = candidates.slice(cut)

@@ -74,7 +74,7 @@ export const compactConversation = (trigger: "manual" | "auto", instructions?: s
     yield* conversation.save
     const summarizedItems = plan.summarized.filter((item) => item._tag !== "note").length
     yield* renderer.note(
-      `Compacted the conversation${trigger === "auto" ? " (it was nearing the model's context limit)" : ""}: ${summarizedItems} earlier item${summarizedItems === 1 ? "" : "s"} summarised, ` +
+      `Compacted the conversation${trigger === "auto" ? " (it was nearing the model's context limit)" : ""}: ${summarizedItems} earlier message${summarizedItems === 1 ? "" : "s"} summarised, ` +
         `${plan.keptCount} kept verbatim; about ${thousands(tokensBefore)} → ${thousands(tokensAfter)} tokens. The full history stays in the session file.`
     )
     return { _tag: "Compacted", record, summarizedItems, keptItems: plan.keptCount } satisfies CompactionOutcome
