@@ -52,6 +52,9 @@ export const planCompaction = (items: ReadonlyArray<TranscriptItem>, keepRecentT
     cut = index
   }
   while (cut < candidates.length && !startsMessage(candidates[cut])) cut++
+  // A turn that starts over the threshold keeps the operator's new message verbatim, whatever the budget.
+  const last = candidates.at(-1)
+  if (cut === candidates.length && last?._tag === "user" && last.synthetic === undefined) cut = candidates.length - 1
   // Everything fits the budget (a /compact early on, or a context the usage counts say is large):
   // keep the operator's latest message and what followed it, or failing that summarise it all.
   if (!candidates.slice(0, cut).some(sentToModel)) cut = candidates.findLastIndex((item) => item._tag === "user" && item.synthetic === undefined)

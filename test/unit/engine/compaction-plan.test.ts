@@ -88,6 +88,13 @@ describe("planCompaction", () => {
     expect(lone?.firstKeptId).toBeUndefined()
   })
 
+  it("keeps the operator's new message verbatim even with no budget, but not the steps of a turn under way", () => {
+    expect(planCompaction([user("u1"), assistant("a1"), user("u2")], 0)?.firstKeptId).toBe("u2")
+    const midTurn = planCompaction([user("u1"), call("a1", "read", { path: "x" }), result("r1", "a1", "read", "text")], 0)
+    expect(midTurn?.firstKeptId).toBeUndefined()
+    expect(midTurn?.summarized).toHaveLength(3)
+  })
+
   it("has nothing to do without messages, or right after a compaction that kept nothing", () => {
     expect(planCompaction([], 0)).toBeUndefined()
     expect(planCompaction([{ _tag: "note", id: "n", text: "only a note" }], 0)).toBeUndefined()
