@@ -9,7 +9,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ProviderError } from "../providers/errors.ts"
-import type { SessionDocument } from "../session/document.ts"
+import { addUsage, type SessionDocument } from "../session/document.ts"
 import { newItemId } from "../session/ids.ts"
 import type { Compaction } from "../session/items.ts"
 import { ActiveModel } from "./active-model.ts"
@@ -57,7 +57,7 @@ export const compactConversation = (trigger: "manual" | "auto", instructions?: s
     const draft: Compaction = {
       _tag: "compaction",
       id: newItemId(),
-      summary: summary.right,
+      summary: summary.right.text,
       ...(plan.firstKeptId === undefined ? {} : { firstKeptId: plan.firstKeptId }),
       filesTouched: plan.filesTouched,
       todos,
@@ -71,6 +71,9 @@ export const compactConversation = (trigger: "manual" | "auto", instructions?: s
     const tokensAfter = yield* contextTokens({ ...current, items: [...current.items, draft] })
     const record: Compaction = { ...draft, tokensAfter }
     yield* conversation.append(record)
+    const usage = summary.right.usage
+    // The summary is a model response like any other in what the session cost.
+    if (usage !== undefined) yield* conversation.update((doc) => ({ ...doc, usage: addUsage(doc.usage, usage) }))
     yield* conversation.save
     const summarizedItems = plan.summarized.filter((item) => item._tag !== "note").length
     yield* renderer.note(

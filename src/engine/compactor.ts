@@ -13,10 +13,11 @@ import { bindPlaceholders, type PlaceholderValues } from "../prompts/placeholder
 import type { ModelRequest } from "../providers/model-client.ts"
 import { retryStream } from "../providers/retry.ts"
 import { newItemId } from "../session/ids.ts"
+import type { Usage } from "../session/items.ts"
 import type { ActiveModelShape } from "./active-model.ts"
 import { compactionSlots, type CompactionPromptInput } from "./compaction-prompt.ts"
 
-export interface CompactionSettings {
+export interface CompactionPolicy {
   readonly auto: boolean
   readonly threshold: number
   readonly keepRecentTokens: number
@@ -24,16 +25,21 @@ export interface CompactionSettings {
 
 export type SummaryInput = Omit<CompactionPromptInput, "maxConversationChars">
 
+export interface Summary {
+  readonly text: string
+  readonly usage: Usage | undefined
+}
+
 export interface CompactorShape {
-  readonly settings: CompactionSettings
+  readonly settings: CompactionPolicy
   /** The summary text; the failure is why there is none. */
-  readonly summarize: (input: SummaryInput) => Effect.Effect<string, string>
+  readonly summarize: (input: SummaryInput) => Effect.Effect<Summary, string>
 }
 
 export class Compactor extends Context.Tag("crystal/Compactor")<Compactor, CompactorShape>() {}
 
 export interface CompactorOptions {
-  readonly settings: CompactionSettings
+  readonly settings: CompactionPolicy
   /** The session's model; read at each compaction, so /model applies. */
   readonly activeModel: Pick<ActiveModelShape, "get">
   /** compaction.system with the host placeholders bound ({{mode}} is compaction). */
@@ -65,16 +71,18 @@ export const makeCompactor = (options: CompactorOptions): CompactorShape => ({
       const request: ModelRequest = { system: options.systemText(), items: [{ _tag: "user", id: newItemId(), text }], tools: [], model: entry }
       let summary = ""
       let calledTool: string | undefined
+      let usage: Usage | undefined
       return retryStream(() => client.stream(request)).pipe(
         Stream.runForEach((event) =>
           Effect.sync(() => {
             if (event.type === "text_delta") summary += event.text
             else if (event.type === "tool_call") calledTool ??= event.name
+            else if (event.type === "usage") usage = event.usage
           })
         ),
         Effect.mapError((error) => `the summary request failed: ${error.message}`),
         Effect.flatMap(() => {
-          if (summary.trim() !== "") return Effect.succeed(summary.trim())
+          if (summary.trim() !== "") return Effect.succeed({ text: summary.trim(), usage })
           return Effect.fail(calledTool === undefined ? "the model returned an empty summary" : `the model called ${calledTool} instead of writing a summary`)
         })
       )

@@ -99,10 +99,12 @@ export const makeSessionControls = (options: SessionControlsOptions) => {
     /** /compact [INSTRUCTIONS]: never fails; a failed summary leaves the conversation as it was (and says so). */
     compact: (instructions?: string) =>
       Effect.gen(function* () {
-        if (yield* (yield* Conversation).turnRunning) {
+        const conversation = yield* Conversation
+        if (yield* conversation.turnRunning) {
           return { _tag: "Refused", reason: "/compact waits for the running turn to end" } satisfies CompactionOutcome
         }
-        return yield* compactConversation("manual", instructions)
+        // Counted as a turn, so the commands that wait for an idle session wait for it too.
+        return yield* conversation.duringTurn(compactConversation("manual", instructions))
       }),
     /** /side QUESTION: the answer, from the current context without tools; nothing is kept. */
     side: (question: string) => askSideQuestion(question),

@@ -254,7 +254,10 @@ describe("automatic compaction", () => {
 describe("/compact and /side", () => {
   it("/compact INSTRUCTIONS summarises on request, and refuses when there is nothing to compact", async () => {
     const { fake, prepared, notes, run } = await openSession({ keepRecentTokens: 0 })
-    fake.script([{ text: "an answer" }, { text: "SUMMARY WITH DECISIONS" }])
+    fake.script([
+      { text: "an answer", usage: { inputTokens: 10, outputTokens: 1 } },
+      { text: "SUMMARY WITH DECISIONS", usage: { inputTokens: 70, outputTokens: 7 } }
+    ])
     const exit = await run((session) =>
       Effect.gen(function* () {
         const empty = yield* session.controls.compact()
@@ -272,6 +275,8 @@ describe("/compact and /side", () => {
     expect(notes.some((note) => note.startsWith("Compacted the conversation: 2 earlier messages summarised, 0 kept verbatim"))).toBe(true)
     const saved = await Effect.runPromise(prepared.store.load(prepared.document.id))
     expect(saved.items.find((item) => item._tag === "compaction")).toMatchObject({ trigger: "manual", instructions: "keep the decisions" })
+    // The summary request counts in what the session cost.
+    expect(saved.usage).toMatchObject({ inputTokens: 80, outputTokens: 8 })
   })
 
   it("/compact with an empty summary changes nothing and says so", async () => {
