@@ -89,7 +89,7 @@ export const makeCompactor = (options: CompactorOptions): CompactorShape => ({
     })
     const timeoutMs = options.timeoutMs ?? defaultCompactionTimeoutMs
     return attempt.pipe(
-      Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => `the summary took longer than ${Math.round(timeoutMs / 1000)} s` }),
+      Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => `the summary took longer than ${Math.round(timeoutMs / 100) / 10} s` }),
       Effect.catchAllDefect((defect) => Effect.fail(`the summary request failed: ${defect instanceof Error ? defect.message : String(defect)}`))
     )
   }

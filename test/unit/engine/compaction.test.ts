@@ -279,6 +279,23 @@ describe("/compact and /side", () => {
     expect(saved.usage).toMatchObject({ inputTokens: 80, outputTokens: 8 })
   })
 
+  it("uses a workspace's compaction.user.md, with {{mode}} compaction", async () => {
+    const { fake, root, run } = await openSession({ keepRecentTokens: 0 })
+    fs.mkdirSync(path.join(root, ".crystal", "prompts"), { recursive: true })
+    fs.writeFileSync(path.join(root, ".crystal", "prompts", "compaction.user.md"), "CUSTOM {{mode}} in {{workspace}}:\n{{conversation}}")
+    fake.script([{ text: "an answer" }, { text: "SUMMARY" }])
+    const exit = await run((session) =>
+      Effect.gen(function* () {
+        yield* turn("a question")
+        return yield* session.controls.compact()
+      })
+    )
+    expect(Exit.isSuccess(exit) && exit.value._tag).toBe("Compacted")
+    const [system, user] = messages(fake.requests[1])
+    expect(text(system)).toBe("You summarise a coding session for Crystal so that work can continue from the summary alone. You write only the summary: no tool calls, no questions, nothing addressed to the operator.\n")
+    expect(text(user)).toBe(`CUSTOM compaction in ${root}:\n[user] a question\n[assistant] an answer`)
+  })
+
   it("/compact with an empty summary changes nothing and says so", async () => {
     const { fake, prepared, notes, run } = await openSession({ keepRecentTokens: 0 })
     fake.script([{ text: "an answer" }, { text: "  " }])
