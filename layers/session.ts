@@ -17,6 +17,8 @@ import { makeSessionControls, type SessionControls } from "../src/engine/session
 import { Toolbox, type ToolboxShape } from "../src/engine/toolbox.ts"
 import { makeReviewer, Reviewer } from "../src/engine/reviewer.ts"
 import { nameSession, needsTitle } from "../src/engine/titler.ts"
+import { Compactor, makeCompactor } from "../src/engine/compactor.ts"
+import { bindPlaceholders } from "../src/prompts/placeholders.ts"
 import { composePrompt } from "../src/prompts/compose.ts"
 import { resolvePrompt } from "../src/prompts/resolver.ts"
 import { makePlaceholderRegistry, type PlaceholderRegistry } from "../src/prompts/placeholder-registry.ts"
@@ -30,6 +32,7 @@ import type { AccessGrant, SessionDocument } from "../src/session/document.ts"
 import { acquireSessionLock } from "../src/session/lock.ts"
 import { SessionStore } from "../src/session/store.ts"
 import { ConfigError } from "../src/config/errors.ts"
+import { compactionDefaults } from "../src/config/schema.ts"
 import { builtinTools } from "../src/tools/builtin.ts"
 import { makeSpill } from "../src/tools/spill.ts"
 import { skillsListing } from "../src/skills/discover.ts"
@@ -39,7 +42,7 @@ import { makeSkillTool } from "../src/tools/skill-tool.ts"
 import { makeTodoTools } from "../src/tools/todo-tools.ts"
 import type { Tool } from "../src/tools/tool.ts"
 
-export type SessionServices = ActiveModel | Renderer | Operator | Toolbox | Conversation | SessionStore
+export type SessionServices = ActiveModel | Renderer | Operator | Toolbox | Conversation | SessionStore | Compactor
 
 export interface Session {
   readonly services: Context.Context<SessionServices>
@@ -144,26 +147,24 @@ export const startSession = (
     // A resumed session's system text is composed afresh from the current settings and prompts.
     yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))
     const activeModel = ActiveModel.holding({ entry: prepared.model, client })
-    // Side requests (reviewer, title) get the host values without the workspace instructions.
-    const sideValues = () => {
+    // Side requests (reviewer, compaction, title): composed at each request, never with the workspace instructions; reviewer and compaction have their own {{mode}}.
+    const sideValues = (mode?: "review" | "compaction") => {
       const doc = Effect.runSync(conversation.document)
-      return placeholders.withHostValues(
-        hostValues({
-          workspace,
-          mode: doc.mode,
-          approval: doc.approval,
-          model: doc.model,
-          sessionId: doc.id,
-          disabledTools: prepared.disabledTools,
-          access: doc.access ?? [],
-          instructions: [],
-          skills: "",
-          now: new Date()
-        })
-      )
+      const values = hostValues({
+        workspace,
+        mode: doc.mode,
+        approval: doc.approval,
+        model: doc.model,
+        sessionId: doc.id,
+        disabledTools: prepared.disabledTools,
+        access: doc.access ?? [],
+        instructions: [],
+        skills: "",
+        now: new Date()
+      })
+      return placeholders.withHostValues(mode === undefined ? values : new Map([...values, ["mode", mode]]))
     }
-    // The reviewer of --approval review (SPEC A3): its texts are composed at each review; no workspace instructions, {{mode}} is review.
-    const reviewValues = () => new Map([...sideValues(), ["mode", "review"]])
+    const reviewValues = () => sideValues("review")
     const reviewer = makeReviewer({
       activeModel,
       systemText: () => {
@@ -174,16 +175,28 @@ export const startSession = (
       hostValues: reviewValues
     })
     let titleTried = false
+    const compactor = makeCompactor({
+      settings: {
+        auto: prepared.config.compaction?.auto ?? compactionDefaults.auto,
+        threshold: prepared.config.compaction?.threshold ?? compactionDefaults.threshold,
+        keepRecentTokens: prepared.config.compaction?.keepRecentTokens ?? compactionDefaults.keepRecentTokens
+      },
+      activeModel,
+      systemText: () => bindPlaceholders(resolvePrompt("compaction.system", sources().locations).text, sideValues("compaction")),
+      userTemplate: () => resolvePrompt("compaction.user", sources().locations).text,
+      hostValues: () => sideValues("compaction")
+    })
     return {
       nameSession: (timeoutMs) =>
         Effect.gen(function* () {
           if (titleTried || !needsTitle(yield* conversation.document)) return undefined
           titleTried = true
-          return yield* nameSession({ activeModel, template: () => resolvePrompt("topic", sources().locations).text, hostValues: sideValues, timeoutMs })
+          return yield* nameSession({ activeModel, template: () => resolvePrompt("topic", sources().locations).text, hostValues: () => sideValues(), timeoutMs })
         }).pipe(Effect.provideService(Conversation, conversation)),
       services: store.pipe(
         Context.add(ActiveModel, activeModel),
         Context.add(Reviewer, reviewer),
+        Context.add(Compactor, compactor),
         Context.add(Renderer, renderer),
         Context.add(Operator, operator),
         Context.add(Toolbox, toolbox),

@@ -27,6 +27,21 @@ export const ProviderSettings = Schema.Struct({
 })
 export type ProviderSettings = typeof ProviderSettings.Type
 
+/** SPEC S2: when the conversation is compacted, and how much of it stays verbatim. */
+export const CompactionSettings = Schema.Struct({
+  /** false: only /compact compacts. */
+  auto: Schema.optional(Schema.Boolean),
+  /** Share of the model's context window the next request may fill before it is compacted. */
+  threshold: Schema.optional(
+    Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(1), Schema.annotations({ message: () => "a share of the context window above 0 and at most 1 (e.g. 0.85)" }))
+  ),
+  /** Tokens of the most recent messages kept verbatim after a compaction. */
+  keepRecentTokens: Schema.optional(
+    Schema.Number.pipe(Schema.filter((n) => Number.isInteger(n) && n >= 0, { message: () => "a whole number of tokens, 0 or more" }))
+  )
+}).annotations({ identifier: 'an object like {"threshold": 0.85, "keepRecentTokens": 20000}' })
+export type CompactionSettings = typeof CompactionSettings.Type
+
 export const BackgroundTimeout = Schema.Union(PositiveNumber, Schema.Null, Schema.Literal("unlimited"))
 
 export const Config = Schema.Struct({
@@ -38,7 +53,8 @@ export const Config = Schema.Struct({
   skills: Schema.optional(Schema.Boolean),
   imageModel: Schema.optional(Schema.String),
   /** Model requests one turn may make before it is ended with a note. */
-  maxSteps: Schema.optional(PositiveInt)
+  maxSteps: Schema.optional(PositiveInt),
+  compaction: Schema.optional(CompactionSettings)
 })
 export type Config = typeof Config.Type
 
@@ -50,6 +66,8 @@ export const configDefaults = {
   skills: true,
   maxSteps: 100
 } as const satisfies Partial<Config>
+
+export const compactionDefaults = { auto: true, threshold: 0.85, keepRecentTokens: 20_000 } as const
 
 /** Keys older builds wrote; ignored on load and dropped on the next save (SPEC E7). */
 export const legacyKeys = ["promptSet", "promptAttachments"] as const

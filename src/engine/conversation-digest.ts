@@ -73,6 +73,7 @@ const entriesOf = (item: TranscriptItem, limits: DigestLimits): ReadonlyArray<En
         }
       ]
     case "note":
+    case "compaction":
       return []
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The engine API behind /mode, /plan, /work, /approval and /access: each change is recorded in
- * the session document, and the active system message is recomposed so the model is told.
+ * the session document, and the active system message is recomposed so the model is told. Also
+ * /compact and /side, which return what the caller shows.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -20,6 +21,8 @@ import {
 import type { PromptSelection } from "../prompts/selection.ts"
 import { listPromptSets, switchPromptSet } from "../prompts/sets.ts"
 import { ActiveModel } from "./active-model.ts"
+import { compactConversation, type CompactionOutcome } from "./compaction.ts"
+import { askSideQuestion } from "./side-question.ts"
 import { Conversation } from "./conversation.ts"
 import { Toolbox } from "./toolbox.ts"
 
@@ -93,6 +96,18 @@ export const makeSessionControls = (options: SessionControlsOptions) => {
         yield* change((doc) => doc)
         return result
       }),
+    /** /compact [INSTRUCTIONS]: never fails; a failed summary leaves the conversation as it was (and says so). */
+    compact: (instructions?: string) =>
+      Effect.gen(function* () {
+        const conversation = yield* Conversation
+        if (yield* conversation.turnRunning) {
+          return { _tag: "Refused", reason: "/compact waits for the running turn to end" } satisfies CompactionOutcome
+        }
+        // Counted as a turn, so the commands that wait for an idle session wait for it too.
+        return yield* conversation.duringTurn(compactConversation("manual", instructions))
+      }),
+    /** /side QUESTION: the answer, from the current context without tools; nothing is kept. */
+    side: (question: string) => askSideQuestion(question),
     listAccess: Effect.map(Conversation, (conversation) => conversation.document).pipe(
       Effect.flatten,
       Effect.map((doc) => doc.access ?? [])

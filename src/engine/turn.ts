@@ -15,6 +15,8 @@ import type { AssistantMessage, FinishReason, ReasoningPart, ToolCall, ToolResul
 import type { SessionError } from "../session/store.ts"
 import { ActiveModel } from "./active-model.ts"
 import { checkImageInput } from "./capabilities.ts"
+import { fitContext, type TurnCompactionState } from "./compaction.ts"
+import { contextView } from "./context-view.ts"
 import { Conversation, type ConversationShape } from "./conversation.ts"
 import { executeToolCall } from "./executor.ts"
 import { Operator } from "./operator.ts"
@@ -116,11 +118,12 @@ const respond = Effect.gen(function* () {
       yield* conversation.append({ _tag: "user", id: newItemId(), text: reminderText(before.todos ?? []), synthetic: "reminder" })
     }
     const doc = yield* conversation.document
-    const unsupported = checkImageInput(model, doc.items)
+    const items = contextView(doc.items).items
+    const unsupported = checkImageInput(model, items)
     if (unsupported !== undefined) return yield* unsupported
     const request = {
       system: doc.system ?? "",
-      items: doc.items,
+      items,
       tools: toolDefinitions(catalog),
       model
     }
@@ -214,7 +217,9 @@ const turnBody = (conversation: ConversationShape, text: string, settings: TurnS
     let steps = 0
     let budget = settings.maxSteps
     let usage: Usage = emptyUsage
+    const compaction: TurnCompactionState = { compacted: false }
     for (;;) {
+      yield* fitContext(compaction)
       const message = yield* respond
       steps++
       if (message.usage !== undefined) usage = addUsage(usage, message.usage)

@@ -121,6 +121,7 @@ const encodeItem = (item: TranscriptItem, modelRef: string, images: ImageMap): R
         )
       ]
     case "note":
+    case "compaction":
       return []
   }
 }

@@ -146,6 +146,7 @@ const encodeItem = (item: TranscriptItem, modelRef: string, images: Images): Rea
     case "tool_result":
       return [encodeToolResult(item, images)]
     case "note":
+    case "compaction":
       return []
   }
 }

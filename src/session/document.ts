@@ -1,6 +1,6 @@
 import * as Schema from "effect/Schema"
 import { approvalModes } from "../approval/policy.ts"
-import { TranscriptItem, Usage } from "./items.ts"
+import { Todo, TranscriptItem, Usage } from "./items.ts"
 
 export const Mode = Schema.Literal("plan", "work")
 export type Mode = typeof Mode.Type
@@ -14,15 +14,7 @@ export const AccessGrant = Schema.Struct({
 })
 export type AccessGrant = typeof AccessGrant.Type
 
-export const TodoStatus = Schema.Literal("pending", "in_progress", "completed")
-export const TodoPriority = Schema.Literal("high", "medium", "low")
-
-export const Todo = Schema.Struct({
-  content: Schema.String,
-  status: TodoStatus,
-  priority: TodoPriority
-})
-export type Todo = typeof Todo.Type
+export { Todo, TodoPriority, TodoStatus } from "./items.ts"
 
 export const SessionDocument = Schema.Struct({
   version: Schema.Literal(1),

@@ -84,5 +84,38 @@ export const Note = Schema.TaggedStruct("note", {
 })
 export type Note = typeof Note.Type
 
-export const TranscriptItem = Schema.Union(UserMessage, AssistantMessage, ToolResult, Note)
+export const TodoStatus = Schema.Literal("pending", "in_progress", "completed")
+export const TodoPriority = Schema.Literal("high", "medium", "low")
+
+export const Todo = Schema.Struct({
+  content: Schema.String,
+  status: TodoStatus,
+  priority: TodoPriority
+})
+export type Todo = typeof Todo.Type
+
+/**
+ * A compaction (SPEC S2): the items before `firstKeptId` are replaced, in what the model sees, by
+ * `summary`; the transcript itself keeps them. Never sent as such: the request builder turns the
+ * latest one into a context message (engine/context-view.ts).
+ */
+export const Compaction = Schema.TaggedStruct("compaction", {
+  id: Schema.String,
+  summary: Schema.String,
+  /** The first item the model still sees verbatim; absent: none of the items before this one. */
+  firstKeptId: Schema.optional(Schema.String),
+  /** Paths written by edit/write in the summarised part, earlier compactions' included. */
+  filesTouched: Schema.Array(Schema.String),
+  /** The todo list when the summary was written. */
+  todos: Schema.Array(Todo),
+  trigger: Schema.Literal("manual", "auto"),
+  /** What the operator asked of the summary (/compact INSTRUCTIONS). */
+  instructions: Schema.optional(Schema.String),
+  /** Estimated tokens of the context before and after. */
+  tokensBefore: Schema.Number,
+  tokensAfter: Schema.Number
+})
+export type Compaction = typeof Compaction.Type
+
+export const TranscriptItem = Schema.Union(UserMessage, AssistantMessage, ToolResult, Note, Compaction)
 export type TranscriptItem = typeof TranscriptItem.Type

@@ -1,0 +1,96 @@
+/**
+ * The summary request of a compaction (SPEC S2): a side request to the session's model with the
+ * compaction.system text and one user message, the compaction.user template with its slots bound.
+ * No tools, nothing recorded; it fails with a sentence for the operator (a provider error, a
+ * timeout, an empty summary), and then the conversation stays as it was.
+ */
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import type { ModelEntry } from "../providers/catalog.ts"
+import { bindPlaceholders, type PlaceholderValues } from "../prompts/placeholders.ts"
+import type { ModelRequest } from "../providers/model-client.ts"
+import { retryStream } from "../providers/retry.ts"
+import { newItemId } from "../session/ids.ts"
+import type { Usage } from "../session/items.ts"
+import type { ActiveModelShape } from "./active-model.ts"
+import { compactionSlots, type CompactionPromptInput } from "./compaction-prompt.ts"
+
+export interface CompactionPolicy {
+  readonly auto: boolean
+  readonly threshold: number
+  readonly keepRecentTokens: number
+}
+
+export type SummaryInput = Omit<CompactionPromptInput, "maxConversationChars">
+
+export interface Summary {
+  readonly text: string
+  readonly usage: Usage | undefined
+}
+
+export interface CompactorShape {
+  readonly settings: CompactionPolicy
+  /** The summary text; the failure is why there is none. */
+  readonly summarize: (input: SummaryInput) => Effect.Effect<Summary, string>
+}
+
+export class Compactor extends Context.Tag("crystal/Compactor")<Compactor, CompactorShape>() {}
+
+export interface CompactorOptions {
+  readonly settings: CompactionPolicy
+  /** The session's model; read at each compaction, so /model applies. */
+  readonly activeModel: Pick<ActiveModelShape, "get">
+  /** compaction.system with the host placeholders bound ({{mode}} is compaction). */
+  readonly systemText: () => string
+  /** The compaction.user template; its slots are bound here. */
+  readonly userTemplate: () => string
+  /** Host values for the user template, bound in the same pass; the five compaction slots win. */
+  readonly hostValues?: (() => PlaceholderValues) | undefined
+  /** The whole summary request, retries included (default 3 minutes). */
+  readonly timeoutMs?: number | undefined
+  readonly note?: ((text: string) => void) | undefined
+}
+
+export const defaultCompactionTimeoutMs = 180_000
+
+/** Room for the conversation text in the summary request: the window less the summary's own output, at a cautious 3 characters a token. */
+export const maxConversationChars = (model: ModelEntry): number =>
+  Math.max(16_000, (model.capabilities.contextWindow - model.capabilities.maxOutputTokens - 2_000) * 3)
+
+export const compactionUserText = (template: string, input: CompactionPromptInput, hostValues: PlaceholderValues = new Map(), note?: (text: string) => void): string =>
+  bindPlaceholders(template, new Map([...hostValues, ...compactionSlots(input)]), note)
+
+export const makeCompactor = (options: CompactorOptions): CompactorShape => ({
+  settings: options.settings,
+  summarize: (input) => {
+    const attempt = Effect.suspend(() => {
+      const { entry, client } = options.activeModel.get()
+      const text = compactionUserText(options.userTemplate(), { ...input, maxConversationChars: maxConversationChars(entry) }, options.hostValues?.(), options.note)
+      const request: ModelRequest = { system: options.systemText(), items: [{ _tag: "user", id: newItemId(), text }], tools: [], model: entry }
+      let summary = ""
+      let calledTool: string | undefined
+      let usage: Usage | undefined
+      return retryStream(() => client.stream(request)).pipe(
+        Stream.runForEach((event) =>
+          Effect.sync(() => {
+            if (event.type === "text_delta") summary += event.text
+            else if (event.type === "tool_call") calledTool ??= event.name
+            else if (event.type === "usage") usage = event.usage
+          })
+        ),
+        Effect.mapError((error) => `the summary request failed: ${error.message}`),
+        Effect.flatMap(() => {
+          if (summary.trim() !== "") return Effect.succeed({ text: summary.trim(), usage })
+          return Effect.fail(calledTool === undefined ? "the model returned an empty summary" : `the model called ${calledTool} instead of writing a summary`)
+        })
+      )
+    })
+    const timeoutMs = options.timeoutMs ?? defaultCompactionTimeoutMs
+    return attempt.pipe(
+      Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => `the summary took longer than ${Math.round(timeoutMs / 100) / 10} s` }),
+      Effect.catchAllDefect((defect) => Effect.fail(`the summary request failed: ${defect instanceof Error ? defect.message : String(defect)}`))
+    )
+  }
+})
