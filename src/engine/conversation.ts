@@ -54,8 +54,9 @@ export class Conversation extends Context.Tag("crystal/Conversation")<Conversati
 
       const save = Effect.suspend(() => {
         requested++
-        // A failed background write is retried and reported by the next flush.
-        return Effect.forkIn(Effect.ignore(writeLatest), scope)
+        // A failed background write is retried and reported by the next flush. Uninterruptible: an
+        // interrupted write's promise would still land, possibly after (and over) a newer one.
+        return Effect.forkIn(Effect.uninterruptible(Effect.ignore(writeLatest)), scope)
       }).pipe(Effect.asVoid)
 
       yield* Effect.addFinalizer(() => Effect.ignore(writeLatest))

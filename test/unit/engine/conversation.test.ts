@@ -46,6 +46,33 @@ describe("Conversation (write-behind saves)", () => {
     expect((await Effect.runPromise(inner.load(doc.id))).items).toHaveLength(20)
   })
 
+  it("never lets an interrupted earlier write land over a later one when its scope closes", async () => {
+    const inner = makeSessionStore(path.join(await tempDir(), "sessions"))
+    const doc = inner.create({ workspace: "/w", model: "m/m", mode: "work", approval: "default" })
+    let writes = 0
+    // Like the file system: once started, a write completes whether or not anyone still waits for it.
+    const store: SessionStoreShape = {
+      ...inner,
+      save: (saved) =>
+        writes++ === 0
+          ? Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 80)).then(() => Effect.runPromise(inner.save(saved))))
+          : inner.save(saved)
+    }
+    const layer = Layer.scoped(Conversation, Conversation.make(doc)).pipe(Layer.provide(Layer.succeed(SessionStore, store)))
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const conversation = yield* Conversation
+        yield* conversation.append({ _tag: "note", id: "1", text: "first" })
+        yield* conversation.save
+        yield* Effect.sleep("10 millis")
+        yield* conversation.append({ _tag: "note", id: "2", text: "second" })
+        yield* conversation.save
+      }).pipe(Effect.provide(layer))
+    )
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    expect((await Effect.runPromise(inner.load(doc.id))).items.map((item) => item.id)).toEqual(["1", "2"])
+  })
+
   it("writes what was saved when its scope closes, even without a flush", async () => {
     const { inner, doc, layer } = await setup()
     await Effect.runPromise(
