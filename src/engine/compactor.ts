@@ -7,14 +7,12 @@
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import type { ModelEntry } from "../providers/catalog.ts"
 import { bindPlaceholders, type PlaceholderValues } from "../prompts/placeholders.ts"
-import type { ModelRequest } from "../providers/model-client.ts"
-import { retryStream } from "../providers/retry.ts"
 import { newItemId } from "../session/ids.ts"
 import type { Usage } from "../session/items.ts"
 import type { ActiveModelShape } from "./active-model.ts"
+import { sideRequest } from "./side-request.ts"
 import { compactionSlots, type CompactionPromptInput } from "./compaction-prompt.ts"
 
 export interface CompactionPolicy {
@@ -66,22 +64,11 @@ export const makeCompactor = (options: CompactorOptions): CompactorShape => ({
   settings: options.settings,
   summarize: (input) => {
     const attempt = Effect.suspend(() => {
-      const { entry, client } = options.activeModel.get()
+      const { entry } = options.activeModel.get()
       const text = compactionUserText(options.userTemplate(), { ...input, maxConversationChars: maxConversationChars(entry) }, options.hostValues?.(), options.note)
-      const request: ModelRequest = { system: options.systemText(), items: [{ _tag: "user", id: newItemId(), text }], tools: [], model: entry }
-      let summary = ""
-      let calledTool: string | undefined
-      let usage: Usage | undefined
-      return retryStream(() => client.stream(request)).pipe(
-        Stream.runForEach((event) =>
-          Effect.sync(() => {
-            if (event.type === "text_delta") summary += event.text
-            else if (event.type === "tool_call") calledTool ??= event.name
-            else if (event.type === "usage") usage = event.usage
-          })
-        ),
+      return sideRequest(options.activeModel, { system: options.systemText(), items: [{ _tag: "user", id: newItemId(), text }], tools: [] }).pipe(
         Effect.mapError((error) => `the summary request failed: ${error.message}`),
-        Effect.flatMap(() => {
+        Effect.flatMap(({ text: summary, calledTool, usage }) => {
           if (summary.trim() !== "") return Effect.succeed({ text: summary.trim(), usage })
           return Effect.fail(calledTool === undefined ? "the model returned an empty summary" : `the model called ${calledTool} instead of writing a summary`)
         })

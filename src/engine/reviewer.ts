@@ -11,15 +11,13 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Stream from "effect/Stream"
 import type { Classification } from "../approval/classification.ts"
 import { parseReviewVerdict, reviewOutcome, type ReviewOutcome, type ReviewVerdict } from "../approval/review-verdict.ts"
 import { bindPlaceholders, type PlaceholderValues } from "../prompts/placeholders.ts"
-import type { ModelRequest } from "../providers/model-client.ts"
-import { retryStream } from "../providers/retry.ts"
 import { newItemId } from "../session/ids.ts"
 import type { TranscriptItem } from "../session/items.ts"
 import type { ActiveModelShape } from "./active-model.ts"
+import { sideRequest } from "./side-request.ts"
 import { argumentsText, truncateText } from "./conversation-digest.ts"
 
 export interface ReviewRequest {
@@ -92,30 +90,12 @@ const correction = (problem: string): string =>
 
 const ask = (reason: string): ReviewResult => ({ outcome: "ask", reason, verdict: undefined })
 
-/** The text of one answer; a tool call instead of text counts as a malformed answer. */
-const answer = (activeModel: Pick<ActiveModelShape, "get">, system: string, items: ReadonlyArray<TranscriptItem>) =>
-  Effect.suspend(() => {
-    const { entry, client } = activeModel.get()
-    const request: ModelRequest = { system, items, tools: [], model: entry }
-    let text = ""
-    let calledTool: string | undefined
-    return retryStream(() => client.stream(request)).pipe(
-      Stream.runForEach((event) =>
-        Effect.sync(() => {
-          if (event.type === "text_delta") text += event.text
-          else if (event.type === "tool_call") calledTool ??= event.name
-        })
-      ),
-      Effect.map(() => ({ text, calledTool, model: entry.ref }))
-    )
-  })
-
 export const makeReviewer = (options: ReviewerOptions): ReviewerShape => ({
   review: (request) => {
     const attempt = Effect.gen(function* () {
       const system = options.systemText()
       const user: TranscriptItem = { _tag: "user", id: newItemId(), text: reviewUserText(options.userTemplate(), request, options.note, options.hostValues?.()) }
-      const first = yield* answer(options.activeModel, system, [user])
+      const first = yield* sideRequest(options.activeModel, { system, items: [user], tools: [] })
       const firstParsed =
         first.calledTool === undefined ? parseReviewVerdict(first.text) : Either.left(`it called the tool ${first.calledTool}; there are no tools here`)
       if (Either.isRight(firstParsed)) return firstParsed.right
@@ -124,7 +104,7 @@ export const makeReviewer = (options: ReviewerOptions): ReviewerShape => ({
         { _tag: "assistant", id: newItemId(), text: first.text, model: first.model },
         { _tag: "user", id: newItemId(), text: correction(firstParsed.left) }
       ]
-      const second = yield* answer(options.activeModel, system, retryItems)
+      const second = yield* sideRequest(options.activeModel, { system, items: retryItems, tools: [] })
       const secondParsed =
         second.calledTool === undefined ? parseReviewVerdict(second.text) : Either.left(`it called the tool ${second.calledTool}; there are no tools here`)
       if (Either.isRight(secondParsed)) return secondParsed.right

@@ -7,12 +7,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
-import type { ModelRequest } from "../providers/model-client.ts"
-import { retryStream } from "../providers/retry.ts"
 import { newItemId } from "../session/ids.ts"
 import type { Usage } from "../session/items.ts"
 import { ActiveModel } from "./active-model.ts"
+import { sideRequest } from "./side-request.ts"
 import { checkImageInput } from "./capabilities.ts"
 import { contextView } from "./context-view.ts"
 import { Conversation } from "./conversation.ts"
@@ -46,19 +44,11 @@ export const askSideQuestion = (question: string) =>
     const items = [...contextView(doc.items).items, { _tag: "user" as const, id: newItemId(), text: sideQuestionText(asked) }]
     const unsupported = checkImageInput(entry, items)
     if (unsupported !== undefined) return yield* unsupported
-    const request: ModelRequest = { system: doc.system ?? "", items, tools: toolDefinitions(toolbox.catalog(doc.mode)), model: entry }
-    let text = ""
-    let calledTool: string | undefined
-    let usage: Usage | undefined
-    yield* retryStream(() => client.stream(request)).pipe(
-      Stream.runForEach((event) =>
-        Effect.sync(() => {
-          if (event.type === "text_delta") text += event.text
-          else if (event.type === "tool_call") calledTool ??= event.name
-          else if (event.type === "usage") usage = event.usage
-        })
-      )
-    )
+    const { text, calledTool, usage } = yield* sideRequest(ActiveModel.holding({ entry, client }), {
+      system: doc.system ?? "",
+      items,
+      tools: toolDefinitions(toolbox.catalog(doc.mode))
+    })
     if (text.trim() === "") {
       return yield* new SideQuestionError({
         message: calledTool === undefined ? "the model returned an empty answer" : `the model tried to call ${calledTool} instead of answering; side questions run no tools`

@@ -7,12 +7,12 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import { bindPlaceholders, type PlaceholderValues } from "../prompts/placeholders.ts"
 import type { SessionDocument } from "../session/document.ts"
 import { newItemId } from "../session/ids.ts"
 import type { TranscriptItem } from "../session/items.ts"
 import type { ActiveModelShape } from "./active-model.ts"
+import { sideRequest } from "./side-request.ts"
 import { conversationDigest } from "./conversation-digest.ts"
 import { Conversation } from "./conversation.ts"
 
@@ -52,17 +52,8 @@ export const needsTitle = (doc: SessionDocument): boolean =>
 
 const askForTitle = (options: TitlerOptions, items: ReadonlyArray<TranscriptItem>) =>
   Effect.suspend(() => {
-    const { entry, client } = options.activeModel.get()
     const text = bindPlaceholders(options.template(), new Map([...(options.hostValues?.() ?? []), ["conversation", conversationDigest(items)]]))
-    let answer = ""
-    return client.stream({ system: "", items: [{ _tag: "user", id: newItemId(), text }], tools: [], model: entry }).pipe(
-      Stream.runForEach((event) =>
-        Effect.sync(() => {
-          if (event.type === "text_delta") answer += event.text
-        })
-      ),
-      Effect.map(() => answer)
-    )
+    return sideRequest(options.activeModel, { system: "", items: [{ _tag: "user", id: newItemId(), text }], tools: [] }).pipe(Effect.map((response) => response.text))
   })
 
 /**
