@@ -9,6 +9,9 @@ export interface Terminal {
   readonly press: (...keys: ReadonlyArray<string>) => void
   readonly screen: () => string
   readonly waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<string>
+  /** Pastes a tmux buffer as a terminal would (bracketed when the application asked for it). */
+  readonly pasteBuffer: (buffer: string) => void
+  readonly resize: (columns: number, rows?: number) => void
   readonly close: () => void
 }
 
@@ -36,6 +39,8 @@ export const openTerminal = (command: ReadonlyArray<string>, options: { readonly
         await new Promise((resolve) => setTimeout(resolve, 50))
       }
     },
+    pasteBuffer: (buffer) => execFileSync("tmux", ["paste-buffer", "-p", "-d", "-b", buffer, "-t", name]),
+    resize: (columns, rows = 40) => execFileSync("tmux", ["resize-window", "-t", name, "-x", String(columns), "-y", String(rows)]),
     close: () => {
       spawnSync("tmux", ["kill-session", "-t", name])
     }
