@@ -24,7 +24,7 @@ import { layoutEditor, promptMark } from "./editor-view.ts"
 import { historyFile, historyNext, historyPrevious, historyRecord, loadHistory, makeHistory, saveHistory } from "./history.ts"
 import { decodeKeys, type Key } from "./keys.ts"
 import { makePalette } from "./palette.ts"
-import { Screen } from "./screen.ts"
+import { Screen, type LiveFrame } from "./screen.ts"
 import { statusLine, type StatusInfo } from "./status-line.ts"
 import { openTerminal } from "./terminal.ts"
 import { makeTurnView } from "./turn-view.ts"
@@ -38,6 +38,8 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
     const terminal = yield* Effect.acquireRelease(Effect.sync(openTerminal), (opened) => Effect.sync(opened.restore))
     const palette = makePalette(colorWanted(terminal.interactive))
     const screen = new Screen(terminal)
+    // Runs before the terminal's own release (finalizers run in reverse): no live region is left behind.
+    yield* Effect.addFinalizer(() => Effect.sync(() => screen.clear()))
     const workspace = prepared.document.workspace
 
     // What the live region shows.
@@ -66,8 +68,7 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
       runningTasks: 0
     }
 
-    const render = () => {
-      if (dialogOpen) return
+    const frame = (): LiveFrame => {
       const width = terminal.columns() - 1
       const above: Array<string> = []
       if (partial !== "") above.push(...wrapLine(partial, width))
@@ -90,10 +91,10 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
       }
       if (hint !== undefined && hint.until > Date.now()) below.push(palette.yellow(hint.text))
       below.push(palette.dim(statusLine(status, width)))
-      screen.live({
-        lines: [...above, ...layout.rows, ...below],
-        cursor: { row: above.length + layout.cursorRow, column: layout.cursorColumn }
-      })
+      return { lines: [...above, ...layout.rows, ...below], cursor: { row: above.length + layout.cursorRow, column: layout.cursorColumn } }
+    }
+    const render = () => {
+      if (!dialogOpen) screen.live(frame())
     }
 
     let renderScheduled = false
@@ -107,7 +108,7 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
     }
 
     const commit = (lines: ReadonlyArray<string>) => {
-      if (lines.length > 0) screen.commit(lines)
+      if (lines.length > 0) screen.commit(lines, dialogOpen ? undefined : frame())
     }
 
     const view = makeTurnView(

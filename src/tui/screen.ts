@@ -36,10 +36,26 @@ export class Screen {
     return `${up > 0 ? `\x1b[${up}A` : ""}\r\x1b[J`
   }
 
+  /** Wrapped rows (and their widths) of the lines drawn last time: most lines of a frame repeat. */
+  private wrapped = new Map<string, { readonly rows: Array<string>; readonly widths: Array<number> }>()
+
   private draw(frame: LiveFrame): string {
     const columns = this.terminal.columns()
-    const rows = frame.lines.flatMap((line) => wrapLine(line, columns - 1))
-    this.drawnWidths = rows.map(textWidth)
+    const previous = columns === this.drawnColumns ? this.wrapped : new Map<string, { readonly rows: Array<string>; readonly widths: Array<number> }>()
+    this.wrapped = new Map()
+    const rows: Array<string> = []
+    const widths: Array<number> = []
+    for (const line of frame.lines) {
+      let entry = previous.get(line) ?? this.wrapped.get(line)
+      if (entry === undefined) {
+        const lineRows = wrapLine(line, columns - 1)
+        entry = { rows: lineRows, widths: lineRows.map(textWidth) }
+      }
+      this.wrapped.set(line, entry)
+      rows.push(...entry.rows)
+      widths.push(...entry.widths)
+    }
+    this.drawnWidths = widths
     this.drawnColumns = columns
     if (rows.length === 0) {
       this.cursorRow = 0
@@ -64,9 +80,10 @@ export class Screen {
     this.terminal.write(`\x1b[?2026h${this.eraseSequence()}${this.draw(frame)}\x1b[?2026l`)
   }
 
-  /** Writes finished lines above the live region, then redraws it. */
-  commit(lines: ReadonlyArray<string>): void {
+  /** Writes finished lines above the live region, then redraws it (as `frame` when given). */
+  commit(lines: ReadonlyArray<string>, frame?: LiveFrame): void {
     if (lines.length === 0) return
+    if (frame !== undefined) this.frame = frame
     this.terminal.transcript?.(`${lines.map(stripAnsi).join("\n")}\n`)
     if (!this.terminal.interactive) {
       this.terminal.write(`${lines.join("\n")}\n`)

@@ -26,7 +26,7 @@ export const statusLine = (info: StatusInfo, width: number): string => {
     `approval ${info.approval}`,
     info.model,
     `prompts ${info.promptSet}`,
-    `context ${compactNumber(info.contextUsed)}/${compactNumber(info.contextWindow)} (${percent}%)`,
+    `ctx ${compactNumber(info.contextUsed)}/${compactNumber(info.contextWindow)} ${percent}%`,
     ...(info.runningTasks > 0 ? [`${info.runningTasks} background task${info.runningTasks === 1 ? "" : "s"}`] : [])
   ]
   return clipText(parts.join(" · "), width)

@@ -61,13 +61,15 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
   const endReasoning = () => {
     if (reasoningChars === 0) return
     const seconds = ((Date.now() - reasoningStarted) / 1000).toFixed(1)
-    surface.commit([palette.dim(clipText(`✻ thought for ${seconds} s · ${reasoningFirstLine}`, surface.columns() - 1))])
+    const opening = reasoningFirstLine.trimStart().split("\n")[0] ?? ""
+    surface.commit([palette.dim(clipText(`✻ thought for ${seconds} s · ${opening}`, surface.columns() - 1))])
     reasoningChars = 0
     reasoningFirstLine = ""
   }
   const endText = () => {
-    surface.commit(markdown.end())
+    const lines = markdown.end()
     surface.partial("")
+    surface.commit(lines)
   }
   const settle = () => {
     endReasoning()
@@ -80,14 +82,17 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
       Effect.sync(() => {
         endReasoning()
         surface.activity(undefined)
-        surface.commit(markdown.push(text))
+        const lines = markdown.push(text)
+        // The live tail first, so the redraw after the commit does not show the finished line twice.
         surface.partial(markdown.partialPreview())
+        surface.commit(lines)
       }),
     reasoningDelta: (text) =>
       Effect.sync(() => {
         if (reasoningChars === 0) reasoningStarted = Date.now()
         reasoningChars += text.length
-        if (reasoningFirstLine === "") reasoningFirstLine = text.trimStart().split("\n")[0] ?? ""
+        // The collapsed line shows how the reasoning began: its first line, once that has arrived.
+        if (!reasoningFirstLine.includes("\n") && reasoningFirstLine.length < 200) reasoningFirstLine += text
         surface.activity(palette.dim(`✻ thinking… ${reasoningChars} characters`))
       }),
     assistantMessage: () => Effect.sync(settle),
@@ -107,7 +112,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
         surface.activity(undefined)
         const call = calls.get(result.callId)
         const bytes = Buffer.byteLength(result.text)
-        const lineCount = result.text === "" ? 0 : result.text.split("\n").length
+        const lineCount = result.text === "" ? 0 : result.text.replace(/\n$/, "").split("\n").length
         const facts = `${lineCount} line${lineCount === 1 ? "" : "s"} · ${formatBytes(bytes)} · ${formatDuration(durationMs)}`
         const width = surface.columns() - 1
         if (denied.has(result.callId)) {
