@@ -71,7 +71,7 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
     const frame = (): LiveFrame => {
       const width = terminal.columns() - 1
       const above: Array<string> = []
-      if (partial !== "") above.push(...wrapLine(partial, width))
+      if (partial !== "") above.push(partial)
       if (turn !== undefined) {
         const seconds = Math.floor((Date.now() - turnStarted) / 1000)
         above.push(`${palette.cyan(spinner[tick % spinner.length] ?? "")} ${activity ?? palette.dim("working…")} ${palette.dim(`${seconds} s · Ctrl+C cancels`)}`)
@@ -91,7 +91,9 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
       }
       if (hint !== undefined && hint.until > Date.now()) below.push(palette.yellow(hint.text))
       below.push(palette.dim(statusLine(status, width)))
-      return { lines: [...above, ...layout.rows, ...below], cursor: { row: above.length + layout.cursorRow, column: layout.cursorColumn } }
+      // Wrapped here, so the cursor's row is known whatever the width.
+      const aboveRows = above.flatMap((line) => wrapLine(line, width))
+      return { lines: [...aboveRows, ...layout.rows, ...below], cursor: { row: aboveRows.length + layout.cursorRow, column: layout.cursorColumn } }
     }
     const render = () => {
       if (!dialogOpen) screen.live(frame())

@@ -1,6 +1,5 @@
 /** Display width of terminal text (ANSI escapes take no room, wide characters take two) and wrapping. */
 
-// eslint-disable-next-line no-control-regex
 const ansiPattern = /\x1b\[[0-9;?]*[A-Za-z]/g
 
 export const stripAnsi = (text: string): string => text.replace(ansiPattern, "")
@@ -31,8 +30,9 @@ export const textWidth = (text: string): number => {
 }
 
 /**
- * Cuts one line (no "\n") into rows of at most `width` columns, keeping ANSI escapes where they
- * were; styles are closed at each row end and reopened on the next, so a row can be redrawn alone.
+ * Cuts one line (no "\n") into rows of at most `width` columns, at a space when there is one in
+ * the row's last two thirds, else mid-word. ANSI escapes stay where they were; styles are closed
+ * at each row end and reopened on the next, so a row can be redrawn alone.
  */
 export const wrapLine = (line: string, width: number): Array<string> => {
   const limit = Math.max(1, width)
@@ -40,6 +40,9 @@ export const wrapLine = (line: string, width: number): Array<string> => {
   let row = ""
   let used = 0
   let open = ""
+  // Just after the row's last space: index in `row`, columns used, styles open there.
+  let space: { index: number; used: number; open: string } | undefined
+  const close = (text: string, styles: string) => (styles === "" ? text : `${text}\x1b[0m`)
   let i = 0
   while (i < line.length) {
     if (line[i] === "\x1b") {
@@ -56,12 +59,20 @@ export const wrapLine = (line: string, width: number): Array<string> => {
     const char = String.fromCodePoint(codePoint)
     const w = charWidth(char)
     if (used + w > limit && used > 0) {
-      rows.push(open === "" ? row : `${row}\x1b[0m`)
-      row = open
-      used = 0
+      if (space !== undefined && space.used > limit / 3 && char !== " ") {
+        rows.push(close(row.slice(0, space.index), space.open))
+        row = space.open + row.slice(space.index)
+        used -= space.used
+      } else {
+        rows.push(close(row, open))
+        row = open
+        used = 0
+      }
+      space = undefined
     }
     row += char
     used += w
+    if (char === " ") space = { index: row.length, used, open }
     i += char.length
   }
   rows.push(row)

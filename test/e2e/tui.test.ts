@@ -158,6 +158,22 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     })
   })
 
+  it("Ctrl+C in an approval dialog denies the call and cancels the turn", async () => {
+    const { sandbox, fake, terminal } = await start()
+    fake.script([{ toolCalls: [{ name: "bash", arguments: { command: "touch made.txt" } }] }, { text: "Back." }])
+    terminal.type("make a file")
+    terminal.press("Enter")
+    await terminal.waitFor(/Allow once/)
+    expect(terminal.screen()).toMatch(/touch made\.txt/)
+    terminal.press("C-c")
+    await terminal.waitFor(/cancelled · the partial answer is kept/)
+    await expect(fs.access(path.join(sandbox.workspace, "made.txt"))).rejects.toThrow()
+    expect(fake.requests).toHaveLength(1)
+    terminal.type("still there?")
+    terminal.press("Enter")
+    await terminal.waitFor(/Back\./)
+  })
+
   it("dismissing a question with Esc fails the tool call", async () => {
     const { sandbox, fake, terminal } = await start()
     const questions = [{ header: "DB", question: "Which database?", options: [{ label: "Postgres", description: "a" }, { label: "SQLite", description: "b" }] }]
@@ -171,20 +187,28 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     expect(result).toMatchObject({ isError: true })
   })
 
-  it("completes slash commands, switches mode, and redraws at 60 columns", async () => {
-    const { terminal } = await start()
+  it("completes slash commands, switches mode and approval, and redraws at 60 columns", async () => {
+    const { sandbox, terminal } = await start()
     terminal.type("/pl")
     await terminal.waitFor(/\/plan\s+switch to plan mode/)
     terminal.press("Enter")
     await terminal.waitFor(/^plan mode$/m)
     await terminal.waitFor(/plan mode · approval default/)
+    terminal.type("/approval audit")
+    terminal.press("Enter")
+    await terminal.waitFor(/plan mode · approval audit/)
+    terminal.type("/todos")
+    terminal.press("Enter")
+    await terminal.waitFor(/^no todos$/m)
     terminal.resize(60)
     terminal.type("/he")
     terminal.press("Tab")
     terminal.press("Enter")
     const screen = await terminal.waitFor(/\/promptset \[NAME\]/)
     for (const line of screen.split("\n")) expect(line.length).toBeLessThanOrEqual(60)
-    expect(screen).toMatch(/plan mode · approval default/)
+    expect(screen).toMatch(/plan mode · approval audit/)
+    const [file] = await sessionFiles(sandbox)
+    expect(await readSession(file ?? "")).toMatchObject({ mode: "plan", approval: "audit" })
   })
 
   it("gives the terminal back on SIGTERM, with the session saved", async () => {

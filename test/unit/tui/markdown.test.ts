@@ -69,3 +69,17 @@ describe("width and wrapping", () => {
     expect(rows[1]?.startsWith("\x1b[32m")).toBe(true)
   })
 })
+
+describe("word wrapping", () => {
+  it("breaks at spaces when it can, mid-word when it must", () => {
+    expect(wrapLine("the quick brown fox jumps", 10)).toEqual(["the quick ", "brown fox ", "jumps"])
+    expect(wrapLine("abcdefghijkl mn", 5)).toEqual(["abcde", "fghij", "kl mn"])
+  })
+
+  it("keeps styles across a break at a space", () => {
+    const rows = wrapLine(colour.green("aaaa bbbb cccc"), 6)
+    expect(rows.map(stripAnsi)).toEqual(["aaaa ", "bbbb ", "cccc"])
+    expect(rows[1]?.startsWith("\x1b[32m")).toBe(true)
+    for (const row of rows) expect(textWidth(row)).toBeLessThanOrEqual(6)
+  })
+})
