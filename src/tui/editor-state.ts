@@ -165,6 +165,9 @@ export const editorKey = (state: EditorState, input: Key): EditorResult => {
           return edited(moveTo(state, cursor + 1))
         case "h":
           return edited(backspace(state))
+        // Ctrl+J as the kitty keyboard protocol reports it (legacy terminals send a bare "\n").
+        case "j":
+          return edited(insertText(state, "\n"))
         case "w":
           return edited(replaceRange(state, wordStartBefore(text, cursor), cursor, ""))
         case "u":

@@ -23,6 +23,15 @@ export interface Terminal {
   readonly restore: () => void
 }
 
+const bracketedPasteOn = "\x1b[?2004h"
+const bracketedPasteOff = "\x1b[?2004l"
+/**
+ * The kitty keyboard protocol's "disambiguate" level, where a terminal has it (kitty, WezTerm,
+ * Ghostty, foot, iTerm2…): Shift+Enter then differs from Enter. Others ignore the request.
+ */
+const keyboardProtocolOn = "\x1b[>1u"
+const keyboardProtocolOff = "\x1b[<u"
+
 export const openTerminal = (): Terminal => {
   const stdoutTty = process.stdout.isTTY === true
   const stream = stdoutTty ? process.stdout : process.stderr
@@ -37,7 +46,7 @@ export const openTerminal = (): Terminal => {
   const enter = () => {
     if (stdin.isTTY) stdin.setRawMode(true)
     stdin.resume()
-    if (interactive) write("\x1b[?2004h")
+    if (interactive) write(`${bracketedPasteOn}${keyboardProtocolOn}`)
   }
   let restored = false
   const restore = () => {
@@ -46,7 +55,7 @@ export const openTerminal = (): Terminal => {
     stdin.off("data", onData)
     if (stdin.isTTY) stdin.setRawMode(false)
     stdin.pause()
-    if (interactive) write("\x1b[?2004l\x1b[?25h")
+    if (interactive) write(`${bracketedPasteOff}${keyboardProtocolOff}\x1b[?25h`)
   }
   // The last line of defence: whatever ends the process, the terminal is usable afterwards.
   process.once("exit", restore)
@@ -65,7 +74,8 @@ export const openTerminal = (): Terminal => {
     },
     pauseInput: () => {
       paused = true
-      if (interactive) write("\x1b[?2004l")
+      // Dialogs read keys through node:readline, which knows neither protocol.
+      if (interactive) write(`${bracketedPasteOff}${keyboardProtocolOff}`)
     },
     resumeInput: () => {
       paused = false

@@ -103,3 +103,12 @@ describe("editor state", () => {
     })
   })
 })
+
+describe("keys as the kitty keyboard protocol reports them", () => {
+  it("reads Ctrl+C, Shift+Enter, Ctrl+J, Alt+B and Escape", () => {
+    const { state, results } = type(editorWith("ab"), "\x1b[13;2u\x1b[106;5ucd\x1b[98;3u")
+    expect(show(state)).toBe("ab\n\n|cd")
+    expect(type(emptyEditor, "\x1b[99;5u\x1b[27u").results).toEqual([{ _tag: "Unhandled" }, { _tag: "Unhandled" }])
+    expect(results.every((result) => result._tag === "Edited")).toBe(true)
+  })
+})
