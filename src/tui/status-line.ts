@@ -22,7 +22,7 @@ export const compactNumber = (value: number): string => {
 export const statusLine = (info: StatusInfo, width: number): string => {
   const percent = info.contextWindow > 0 ? Math.round((info.contextUsed / info.contextWindow) * 100) : 0
   const parts = [
-    `${info.mode} mode`,
+    info.mode,
     `approval ${info.approval}`,
     info.model,
     `prompts ${info.promptSet}`,

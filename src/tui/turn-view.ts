@@ -50,6 +50,16 @@ export const callDiff = (call: ToolCall, palette: Palette, width: number): Array
   return shown
 }
 
+/** The one line of a call: `crystal run`'s description, with the question tool's headers instead of its JSON. */
+export const callLine = (call: ToolCall, width: number): string => {
+  const questions = (call.arguments as { questions?: unknown } | undefined)?.questions
+  if (call.name === "question" && Array.isArray(questions)) {
+    const headers = questions.map((question) => (question as { header?: unknown }).header).filter((header) => typeof header === "string")
+    return clipText(`question ${headers.join(", ")}`, width)
+  }
+  return describeCall(call, width)
+}
+
 export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererShape & { readonly interrupted: () => void } => {
   let markdown = new MarkdownStream(palette)
   let reasoningChars = 0
@@ -57,6 +67,8 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
   let reasoningStarted = 0
   const calls = new Map<string, ToolCall>()
   const denied = new Set<string>()
+  // Calls the operator approved in a dialog that already showed their diff.
+  const previewed = new Set<string>()
 
   const endReasoning = () => {
     if (reasoningChars === 0) return
@@ -100,12 +112,13 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
       Effect.sync(() => {
         settle()
         calls.set(call.id, call)
-        surface.commit([`${palette.cyan("●")} ${palette.bold(describeCall(call, surface.columns() - 3))}`])
+        surface.commit([`${palette.cyan("●")} ${palette.bold(callLine(call, surface.columns() - 3))}`])
         surface.activity(palette.dim(`running ${call.name}…`))
       }),
     approval: (event) =>
       Effect.sync(() => {
         if (event.outcome === "denied") denied.add(event.callId)
+        else if (event.by === "operator") previewed.add(event.callId)
       }),
     toolFinished: (result: ToolResult, durationMs) =>
       Effect.sync(() => {
@@ -121,7 +134,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
           surface.commit([palette.red(clipText(`  ⎿ error · ${result.text.split("\n")[0] ?? ""} · ${formatDuration(durationMs)}`, width))])
         } else {
           surface.commit([palette.dim(`  ⎿ ok · ${facts}`)])
-          if (call !== undefined) surface.commit(callDiff(call, palette, surface.columns()))
+          if (call !== undefined && !previewed.has(result.callId)) surface.commit(callDiff(call, palette, surface.columns()))
         }
         if (call?.name === "bash" && !denied.has(result.callId)) {
           const tail = result.text.replace(/\n+$/, "").split("\n").slice(-bashTailLines)
@@ -129,6 +142,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
         }
         calls.delete(result.callId)
         denied.delete(result.callId)
+        previewed.delete(result.callId)
       }),
     retrying: (info) =>
       Effect.sync(() => {

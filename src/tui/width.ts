@@ -58,8 +58,17 @@ export const wrapLine = (line: string, width: number): Array<string> => {
     const codePoint = line.codePointAt(i) ?? 0
     const char = String.fromCodePoint(codePoint)
     const w = charWidth(char)
+    if (used + w > limit && used > 0 && char === " ") {
+      // A space at the edge becomes the break itself.
+      rows.push(close(row, open))
+      row = open
+      used = 0
+      space = undefined
+      i += 1
+      continue
+    }
     if (used + w > limit && used > 0) {
-      if (space !== undefined && space.used > limit / 3 && char !== " ") {
+      if (space !== undefined && space.used > limit / 3) {
         rows.push(close(row.slice(0, space.index), space.open))
         row = space.open + row.slice(space.index)
         used -= space.used

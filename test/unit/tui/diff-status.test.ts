@@ -20,7 +20,7 @@ describe("diff", () => {
 describe("status line", () => {
   const info = { mode: "work", approval: "default", model: "local/m", promptSet: "default", contextUsed: 1234, contextWindow: 32768, runningTasks: 2 }
   it("shows mode, approval, model, prompt set, context use and tasks", () => {
-    expect(statusLine(info, 200)).toBe("work mode · approval default · local/m · prompts default · ctx 1.2k/32k 4% · 2 background tasks")
+    expect(statusLine(info, 200)).toBe("work · approval default · local/m · prompts default · ctx 1.2k/32k 4% · 2 background tasks")
   })
   it("fits the width", () => {
     expect(statusLine(info, 40)).toHaveLength(40)

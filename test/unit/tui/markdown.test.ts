@@ -74,6 +74,7 @@ describe("word wrapping", () => {
   it("breaks at spaces when it can, mid-word when it must", () => {
     expect(wrapLine("the quick brown fox jumps", 10)).toEqual(["the quick ", "brown fox ", "jumps"])
     expect(wrapLine("abcdefghijkl mn", 5)).toEqual(["abcde", "fghij", "kl mn"])
+    expect(wrapLine("four five", 4)).toEqual(["four", "five"])
   })
 
   it("keeps styles across a break at a space", () => {
