@@ -80,7 +80,7 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
       const layout =
         editor.text === ""
           ? { rows: [`${promptMark}${palette.dim("Ask anything · / commands · @ files · Shift+Enter new line")}`], cursorRow: 0, cursorColumn: promptMark.length }
-          : layoutEditor(editor, width + 1)
+          : layoutEditor(editor, width + 1, palette.magenta)
       const below: Array<string> = []
       if (completion !== undefined) {
         completion.items.forEach((item, index) => {

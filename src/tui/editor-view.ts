@@ -11,7 +11,9 @@ export interface EditorLayout {
 export const promptMark = "› "
 const indent = "  "
 
-export const layoutEditor = (state: EditorState, width: number): EditorLayout => {
+/** `spanStyle` colours atomic spans (media markers), so they read as one unit. */
+export const layoutEditor = (state: EditorState, width: number, spanStyle: (text: string) => string = (text) => text): EditorLayout => {
+  const inSpan = (index: number) => state.spans.some((span) => index >= span.start && index < span.end)
   // One column stays free so a full row never leaves the terminal in its pending-wrap state.
   const room = Math.max(4, width - promptMark.length - 1)
   const rows: Array<string> = []
@@ -37,7 +39,7 @@ export const layoutEditor = (state: EditorState, width: number): EditorLayout =>
         used = 0
       }
       place(offset)
-      row += char
+      row += inSpan(offset) ? spanStyle(char) : char
       used += w
       offset += char.length
     }

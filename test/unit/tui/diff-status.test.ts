@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest"
 import { diffLines, withContext } from "../../../src/tui/diff.ts"
 import { statusLine } from "../../../src/tui/status-line.ts"
 import { layoutEditor } from "../../../src/tui/editor-view.ts"
-import { editorWith, moveTo } from "../../../src/tui/editor-state.ts"
+import { editorWith, insertAtomic, insertText, moveTo } from "../../../src/tui/editor-state.ts"
+import { stripAnsi } from "../../../src/tui/width.ts"
 import { acceptCompletion, findCompletion, type Completion } from "../../../src/tui/completion.ts"
 
 describe("diff", () => {
@@ -34,6 +35,14 @@ describe("editor layout", () => {
     expect([layout.cursorRow, layout.cursorColumn]).toEqual([2, 4])
     const start = layoutEditor(moveTo(editorWith("abc"), 0), 20)
     expect([start.cursorRow, start.cursorColumn]).toEqual([0, 2])
+  })
+
+  it("styles atomic spans without moving the cursor", () => {
+    const state = insertText(insertAtomic(editorWith("see "), "[Image #1]"), "!")
+    const layout = layoutEditor(state, 40, (text) => `<${text}>`)
+    expect(layout.rows[0]).toContain("<[><I>")
+    expect(stripAnsi(layout.rows[0] ?? "").replace(/[<>]/g, "")).toBe("› see [Image #1]!")
+    expect(layout.cursorColumn).toBe(2 + "see [Image #1]!".length)
   })
 })
 
