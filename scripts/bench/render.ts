@@ -55,6 +55,7 @@ const fakeTerminal: Terminal = {
   write,
   transcript: undefined,
   columns: () => 80,
+  rows: () => 40,
   onResize: () => {},
   onInput: () => {},
   pauseInput: () => {},

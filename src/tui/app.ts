@@ -71,7 +71,6 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
     const frame = (): LiveFrame => {
       const width = terminal.columns() - 1
       const above: Array<string> = []
-      if (partial !== "") above.push(partial)
       if (turn !== undefined) {
         const seconds = Math.floor((Date.now() - turnStarted) / 1000)
         above.push(`${palette.cyan(spinner[tick % spinner.length] ?? "")} ${activity ?? palette.dim("working…")} ${palette.dim(`${seconds} s · Ctrl+C cancels`)}`)
@@ -92,8 +91,17 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
       if (hint !== undefined && hint.until > Date.now()) below.push(palette.yellow(hint.text))
       below.push(palette.dim(statusLine(status, width)))
       // Wrapped here, so the cursor's row is known whatever the width.
-      const aboveRows = above.flatMap((line) => wrapLine(line, width))
-      return { lines: [...aboveRows, ...layout.rows, ...below], cursor: { row: aboveRows.length + layout.cursorRow, column: layout.cursorColumn } }
+      // A very long unfinished line shows its end; it is committed whole once its newline arrives.
+      const partialRows = partial === "" ? [] : wrapLine(partial, width).slice(-Math.max(1, Math.floor(terminal.rows() / 3)))
+      const aboveRows = [...partialRows, ...above.flatMap((line) => wrapLine(line, width))]
+      // A live region taller than the screen could not be redrawn in place: long input shows a window around the cursor.
+      const room = Math.max(1, terminal.rows() - aboveRows.length - below.length - 1)
+      const first = Math.max(0, Math.min(layout.cursorRow - Math.floor(room / 2), layout.rows.length - room))
+      const editorRows = layout.rows.slice(first, first + room)
+      return {
+        lines: [...aboveRows, ...editorRows, ...below],
+        cursor: { row: aboveRows.length + layout.cursorRow - first, column: layout.cursorColumn }
+      }
     }
     const render = () => {
       if (!dialogOpen) screen.live(frame())

@@ -13,6 +13,7 @@ export interface Terminal {
   /** Where the transcript also goes as plain text when stdout is not a terminal (a pipe, a file). */
   readonly transcript: ((text: string) => void) | undefined
   readonly columns: () => number
+  readonly rows: () => number
   readonly onResize: (listener: () => void) => void
   readonly onInput: (listener: (data: string) => void) => void
   /** Stops delivering input to the listener (a dialog takes the keyboard). */
@@ -66,6 +67,7 @@ export const openTerminal = (): Terminal => {
     write,
     transcript: stdoutTty ? undefined : writeStdout,
     columns: () => Math.max(20, stream.columns ?? 80),
+    rows: () => Math.max(5, stream.rows ?? 24),
     onResize: (resize) => {
       stream.on("resize", resize)
     },

@@ -10,6 +10,7 @@ const fakeTerminal = (columns: { value: number }, interactive = true) => {
     write: (text) => written.push(text),
     transcript: interactive ? undefined : (text) => transcript.push(text),
     columns: () => columns.value,
+    rows: () => 40,
     onResize: () => {},
     onInput: () => {},
     pauseInput: () => {},
