@@ -24,6 +24,7 @@ import { layoutEditor, promptMark } from "./editor-view.ts"
 import { historyFile, historyNext, historyPrevious, historyRecord, loadHistory, makeHistory, saveHistory } from "./history.ts"
 import { decodeKeys, type Key } from "./keys.ts"
 import { makePalette } from "./palette.ts"
+import { recap } from "./recap.ts"
 import { Screen, type LiveFrame } from "./screen.ts"
 import { statusLine, type StatusInfo } from "./status-line.ts"
 import { openTerminal } from "./terminal.ts"
@@ -394,6 +395,7 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
       ...[...prepared.notes, ...session.notes].map((note) => palette.yellow(note)),
       ""
     ])
+    if (prepared.resumed) commit(recap(prepared.document.items, palette, terminal.columns()))
     yield* Effect.promise(refreshStatus)
     startupComplete()
     const timer = setInterval(() => {

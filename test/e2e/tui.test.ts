@@ -6,7 +6,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { execFileSync } from "node:child_process"
 import { afterEach, describe, expect, it } from "vitest"
-import { crystalBinary, makeSandbox, readSession, sessionFiles, writeLocalConfig, type Sandbox } from "../support/crystal.ts"
+import { crystalBinary, makeSandbox, readSession, runCrystal, sessionFiles, writeLocalConfig, type Sandbox } from "../support/crystal.ts"
 import { startFakeLlm, type FakeLlm } from "../support/fake-llm/server.ts"
 import { openTerminal, tmuxAvailable, type Terminal } from "../support/tmux.ts"
 
@@ -234,6 +234,24 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     await terminal.waitFor(/Second reply\./)
     const users = (await userItems(sandbox)).filter((item) => item["_tag"] === "user").map((item) => item["text"])
     expect(users).toEqual(["first", "second"])
+  })
+
+  it("shows the end of the conversation when it resumes a session", async () => {
+    const sandbox: Sandbox = await makeSandbox({})
+    const fake: FakeLlm = await startFakeLlm()
+    cleanups.push(() => fake.close())
+    await writeLocalConfig(sandbox, fake.url)
+    fake.script([{ text: "Earlier answer." }, { text: "Later answer." }])
+    expect((await runCrystal(sandbox, ["run", "earlier question"])).code).toBe(0)
+    const [file] = await sessionFiles(sandbox)
+    const id = String((await readSession(file ?? ""))["id"])
+    const terminal = openTerminal([crystalBinary, "--resume", id], { cwd: sandbox.workspace, env: { ...sandbox.env, TERM: "xterm" } })
+    cleanups.push(() => terminal.close())
+    const screen = await terminal.waitFor(ready)
+    expect(screen).toMatch(/\(resumed\)[\s\S]*› earlier question\nEarlier answer\.\n── resumed ──/)
+    terminal.type("and later?")
+    terminal.press("Enter")
+    await terminal.waitFor(/Later answer\./)
   })
 
   it("gives the terminal back on SIGTERM, with the session saved", async () => {
