@@ -6,6 +6,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type { BackgroundBashShape } from "../src/bash/background.ts"
 import { makePathFence, type PathFence } from "../src/approval/path-fence.ts"
 import type { PreparedSession } from "../src/cli/prepare.ts"
 import { ActiveModel } from "../src/engine/active-model.ts"
@@ -56,6 +57,8 @@ export interface Session {
    * session in this process, it never fails. Returns the title it set.
    */
   readonly nameSession: (timeoutMs?: number) => Effect.Effect<string | undefined>
+  /** Background tasks running now (0 before the first shell call). */
+  readonly runningTasks: Effect.Effect<number>
 }
 
 /** The session's services; the conversation flushes to disk and its processes die when the enclosing scope closes. */
@@ -94,11 +97,18 @@ export const startSession = (
       get: Effect.map(conversation.document, (doc) => doc.todos ?? []),
       set: (todos) => conversation.update((doc) => ({ ...doc, todos })).pipe(Effect.zipRight(conversation.save))
     })
-    const bashTools = yield* sessionBashTools(prepared.config, yield* Effect.scope, (command, context) =>
-      // The classifier loads with the first shell call; Crystal's home (config, sessions) is off limits to commands.
-      Effect.promise(() => import("../src/approval/bash-classifier.ts")).pipe(
-        Effect.flatMap((classifier) => classifier.classifyCommand(command, context.fence, { protectedDirs: [prepared.paths.home] }))
-      )
+    let background: BackgroundBashShape | undefined
+    const bashTools = yield* sessionBashTools(
+      prepared.config,
+      yield* Effect.scope,
+      (command, context) =>
+        // The classifier loads with the first shell call; Crystal's home (config, sessions) is off limits to commands.
+        Effect.promise(() => import("../src/approval/bash-classifier.ts")).pipe(
+          Effect.flatMap((classifier) => classifier.classifyCommand(command, context.fence, { protectedDirs: [prepared.paths.home] }))
+        ),
+      (service) => {
+        background = service
+      }
     )
     const sessionTools = [
       todowrite,
@@ -213,6 +223,9 @@ export const startSession = (
         prompts: { paths: prepared.paths, selection: prepared.prompts }
       }),
       notes,
-      placeholders
+      placeholders,
+      runningTasks: Effect.suspend(() =>
+        background === undefined ? Effect.succeed(0) : Effect.map(background.list, (tasks) => tasks.filter((task) => task.state.status === "running").length)
+      )
     }
   })

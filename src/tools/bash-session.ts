@@ -14,13 +14,16 @@ import {
   backgroundTimeoutSeconds,
   defaultShell
 } from "../bash/limits.ts"
+import type { BackgroundBashShape } from "../bash/background.ts"
 import { BASH_OUTPUT_CAPS, bashSpecs, type BashSettings, type CommandClassifier } from "./bash-specs.ts"
 import { defineTool, type Tool } from "./tool.ts"
 
 export const sessionBashTools = (
   config: Pick<Config, "bashTimeoutSeconds" | "backgroundBashTimeoutSeconds">,
   scope: Scope.Scope,
-  classifyCommand: CommandClassifier
+  classifyCommand: CommandClassifier,
+  /** Told about the BackgroundBash service once it exists (the terminal's status line counts running tasks). */
+  onBackground?: (service: BackgroundBashShape) => void
 ): Effect.Effect<ReadonlyArray<Tool>> =>
   Effect.gen(function* () {
     const settings: BashSettings = {
@@ -37,6 +40,7 @@ export const sessionBashTools = (
       Effect.gen(function* () {
         const [tools, service] = yield* Effect.promise(() => Promise.all([import("./bash-tools.ts"), import("../bash/background.ts")]))
         const background = yield* service.makeBackgroundBash({ timeoutSeconds: settings.backgroundTimeoutSeconds }).pipe(Scope.extend(scope))
+        onBackground?.(background)
         return tools.makeBashRunners({ background, bashTimeoutSeconds: settings.bashTimeoutSeconds })
       })
     )

@@ -9,6 +9,11 @@ export interface Terminal {
   readonly press: (...keys: ReadonlyArray<string>) => void
   readonly screen: () => string
   readonly waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<string>
+  /** Pastes a tmux buffer as a terminal would (bracketed when the application asked for it). */
+  readonly pasteBuffer: (buffer: string) => void
+  readonly resize: (columns: number, rows?: number) => void
+  /** Pid of the command (the child of the pane's shell). */
+  readonly commandPid: () => number
   readonly close: () => void
 }
 
@@ -35,6 +40,12 @@ export const openTerminal = (command: ReadonlyArray<string>, options: { readonly
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} on the screen:\n${text}`)
         await new Promise((resolve) => setTimeout(resolve, 50))
       }
+    },
+    pasteBuffer: (buffer) => execFileSync("tmux", ["paste-buffer", "-p", "-d", "-b", buffer, "-t", name]),
+    resize: (columns, rows = 40) => execFileSync("tmux", ["resize-window", "-t", name, "-x", String(columns), "-y", String(rows)]),
+    commandPid: () => {
+      const shell = execFileSync("tmux", ["display-message", "-p", "-t", name, "#{pane_pid}"], { encoding: "utf8" }).trim()
+      return Number(execFileSync("ps", ["-o", "pid=", "--ppid", shell], { encoding: "utf8" }).trim().split(/\s+/)[0])
     },
     close: () => {
       spawnSync("tmux", ["kill-session", "-t", name])

@@ -1,0 +1,148 @@
+/// <reference types="bun" />
+/**
+ * Terminal rendering cost, in one process:
+ * 1. Per streamed token: a 20,000-token Markdown answer through the terminal turn view (Markdown
+ *    lines, wrapping, the live region redrawn after every token: the worst case, the app
+ *    coalesces redraws to one per 16 ms frame) next to writing the raw tokens, both to /dev/null
+ *    and both as the Effect the turn runs per delta. Runs interleaved; medians and ratio.
+ * 2. Keypress to echo: decoding one key, updating the editor, laying out and writing the live
+ *    region. This is Crystal's share of the latency only; the terminal's own is not measured.
+ * Usage: bun scripts/bench/render.ts [--runs N] [--tokens N]
+ */
+import * as fs from "node:fs"
+import * as Effect from "effect/Effect"
+import { editorKey, emptyEditor, type EditorState } from "../../src/tui/editor-state.ts"
+import { layoutEditor } from "../../src/tui/editor-view.ts"
+import { decodeKeys } from "../../src/tui/keys.ts"
+import { makePalette } from "../../src/tui/palette.ts"
+import { Screen } from "../../src/tui/screen.ts"
+import { statusLine } from "../../src/tui/status-line.ts"
+import type { Terminal } from "../../src/tui/terminal.ts"
+import { makeTurnView } from "../../src/tui/turn-view.ts"
+import { median, ms, ratio } from "./measure.ts"
+
+const flag = (name: string, fallback: number): number => {
+  const at = process.argv.indexOf(name)
+  return at > 0 ? Number(process.argv[at + 1]) : fallback
+}
+const runs = flag("--runs", 9)
+const tokenCount = flag("--tokens", 20_000)
+
+const sink = fs.openSync("/dev/null", "w")
+const write = (text: string) => {
+  fs.writeSync(sink, text)
+}
+
+/** A Markdown answer cut into tokens of about four characters, as models stream them. */
+const answerTokens = (count: number): Array<string> => {
+  const paragraph = [
+    "## Step {n}\n",
+    "The **build** fails because `tsconfig.json` sets `strict` and the handler returns `any`. ",
+    "Change the signature, then run the tests again.\n",
+    "- check `src/main.ts`\n- update the **types**\n",
+    "```ts\nconst value: number = compute(input)\nexport default value\n```\n\n"
+  ].join("")
+  const tokens: Array<string> = []
+  for (let n = 0; tokens.length < count; n++) {
+    const text = paragraph.replace("{n}", String(n))
+    for (let i = 0; i < text.length && tokens.length < count; i += 4) tokens.push(text.slice(i, i + 4))
+  }
+  return tokens
+}
+
+const fakeTerminal: Terminal = {
+  interactive: true,
+  write,
+  transcript: undefined,
+  columns: () => 80,
+  rows: () => 40,
+  onResize: () => {},
+  onInput: () => {},
+  pauseInput: () => {},
+  resumeInput: () => {},
+  stream: process.stdout,
+  restore: () => {}
+}
+
+const palette = makePalette(true)
+const status = statusLine(
+  { mode: "work", approval: "default", model: "local/test-model", promptSet: "default", contextUsed: 12_345, contextWindow: 200_000, runningTasks: 0 },
+  79
+)
+
+/** "token": the live region is redrawn after every token; "frame": at most once per 16 ms, as the app schedules it. */
+const rendered = (tokens: ReadonlyArray<string>, redraws: "token" | "frame"): number => {
+  const screen = new Screen(fakeTerminal)
+  let partial = ""
+  let lastRedraw = 0
+  const editor = layoutEditor(emptyEditor, 80)
+  const redraw = () => {
+    const now = performance.now()
+    if (redraws === "frame" && now - lastRedraw < 16) return
+    lastRedraw = now
+    screen.live({ lines: [...(partial === "" ? [] : [partial]), "⠋ working… 3 s · Ctrl+C cancels", ...editor.rows, status], cursor: { row: 2, column: 2 } })
+  }
+  const view = makeTurnView(
+    {
+      commit: (lines) => screen.commit(lines),
+      partial: (text) => {
+        partial = text
+        redraw()
+      },
+      activity: () => {},
+      columns: () => 80
+    },
+    palette
+  )
+  const started = performance.now()
+  for (const token of tokens) Effect.runSync(view.textDelta(token))
+  Effect.runSync(view.finished({ sessionId: "bench", usage: { inputTokens: 0, outputTokens: 0 } }))
+  return performance.now() - started
+}
+
+const raw = (tokens: ReadonlyArray<string>): number => {
+  const started = performance.now()
+  for (const token of tokens) Effect.runSync(Effect.sync(() => write(token)))
+  return performance.now() - started
+}
+
+const tokens = answerTokens(tokenCount)
+// Warm-up, so both sides run JIT-compiled code.
+rendered(tokens, "token")
+rendered(tokens, "frame")
+raw(tokens)
+const perToken: Array<number> = []
+const perFrame: Array<number> = []
+const rawTimes: Array<number> = []
+for (let run = 0; run < runs; run++) {
+  rawTimes.push(raw(tokens))
+  perFrame.push(rendered(tokens, "frame"))
+  perToken.push(rendered(tokens, "token"))
+}
+const rawMedian = median(rawTimes)
+const perTokenUs = (value: number) => `${((value / tokenCount) * 1000).toFixed(2)} µs/token`
+console.log(`streamed answer: ${tokenCount} tokens, ${runs} runs, medians`)
+console.log(`  raw writes                            ${ms(rawMedian)}  (${perTokenUs(rawMedian)})`)
+for (const [name, times] of [["renderer, redraw per 16 ms (the app)", perFrame], ["renderer, redraw every token (worst)", perToken]] as const) {
+  const value = median(times)
+  console.log(`  ${name.padEnd(37)} ${ms(value)}  (${perTokenUs(value)})  ratio ${ratio(value, rawMedian)}, +${perTokenUs(value - rawMedian)}`)
+}
+
+// Keypress to echo.
+const screen = new Screen(fakeTerminal)
+let state: EditorState = emptyEditor
+const keyTimes: Array<number> = []
+const typed = "explain why the build fails and fix it please ".repeat(20)
+for (const char of typed) {
+  const started = performance.now()
+  for (const key of decodeKeys(char).keys) {
+    const result = editorKey(state, key)
+    if (result._tag === "Edited") state = result.state
+  }
+  const layout = layoutEditor(state, 80)
+  screen.live({ lines: [...layout.rows, status], cursor: { row: layout.cursorRow, column: layout.cursorColumn } })
+  keyTimes.push(performance.now() - started)
+}
+const sorted = [...keyTimes].sort((a, b) => a - b)
+console.log(`keypress to echo (in process, ${keyTimes.length} keys, input grows to ${typed.length} characters):`)
+console.log(`  median ${(median(keyTimes) * 1000).toFixed(1)} µs, p99 ${((sorted[Math.floor(sorted.length * 0.99)] ?? 0) * 1000).toFixed(1)} µs`)

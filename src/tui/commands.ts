@@ -1,0 +1,231 @@
+/**
+ * Slash commands: one entry each (name, aliases, usage, description, what it does). They run
+ * between turns on the session's engine APIs; a new command is one more entry in `slashCommands`.
+ */
+import * as Effect from "effect/Effect"
+import type { SessionServices } from "../../layers/session.ts"
+import type { Access } from "../approval/path-fence.ts"
+import { approvalModeMeanings, approvalModes, type ApprovalMode } from "../approval/policy.ts"
+import { Conversation } from "../engine/conversation.ts"
+import { ActiveModel } from "../engine/active-model.ts"
+import type { SessionControls } from "../engine/session-controls.ts"
+import { Toolbox } from "../engine/toolbox.ts"
+import type { AttachmentAction } from "../prompts/attachments.ts"
+import type { Palette } from "./palette.ts"
+
+export interface CommandContext {
+  readonly controls: SessionControls
+  readonly print: (lines: ReadonlyArray<string>) => void
+  readonly palette: Palette
+  readonly exit: () => void
+  readonly disabledTools: ReadonlyArray<string>
+  /** The session changed (mode, model, prompts…): refresh what shows it. */
+  readonly changed: () => void
+}
+
+export type CommandEffect = Effect.Effect<void, { readonly message: string }, SessionServices>
+
+export interface SlashCommand {
+  readonly name: string
+  readonly aliases?: ReadonlyArray<string>
+  readonly usage?: string
+  readonly description: string
+  readonly run: (args: string, context: CommandContext) => CommandEffect
+}
+
+const say = (context: CommandContext, ...lines: ReadonlyArray<string>): CommandEffect => Effect.sync(() => context.print(lines))
+
+const setMode = (mode: "plan" | "work") => (_args: string, context: CommandContext): CommandEffect =>
+  context.controls.setMode(mode).pipe(Effect.tap(() => Effect.sync(context.changed)), Effect.zipRight(say(context, `${mode} mode`)))
+
+const helpCommand: SlashCommand = {
+  name: "help",
+  description: "commands and keys",
+  run: (_args, context) =>
+    say(
+      context,
+      ...slashCommands.map((command) => {
+        const name = `/${command.name}${command.usage === undefined ? "" : ` ${command.usage}`}`
+        const aliases = command.aliases === undefined ? "" : context.palette.dim(` (also /${command.aliases.join(", /")})`)
+        return `  ${context.palette.cyan(name.padEnd(34))} ${command.description}${aliases}`
+      }),
+      "",
+      context.palette.dim("  Enter sends · Shift+Enter, Alt+Enter, Ctrl+J or a trailing \\ adds a line · Up/Down: history"),
+      context.palette.dim("  Tab completes /commands and @files · Esc clears · Ctrl+C cancels a turn, twice on an empty prompt leaves · Ctrl+D leaves")
+    )
+}
+
+export const slashCommands: ReadonlyArray<SlashCommand> = [
+  helpCommand,
+  {
+    name: "mode",
+    usage: "[plan|work]",
+    description: "show or switch the mode (plan: read-only tools)",
+    run: (args, context) =>
+      args === "plan" || args === "work"
+        ? setMode(args)(args, context)
+        : args === ""
+          ? Effect.flatMap(Conversation, (conversation) => conversation.document).pipe(Effect.flatMap((doc) => say(context, `${doc.mode} mode`)))
+          : Effect.fail({ message: "usage: /mode [plan|work]" })
+  },
+  { name: "plan", description: "switch to plan mode (read-only)", run: setMode("plan") },
+  { name: "work", description: "switch to work mode (every tool)", run: setMode("work") },
+  {
+    name: "model",
+    usage: "[PROVIDER/MODEL]",
+    description: "show or switch the model; the conversation goes on",
+    run: (args, context) =>
+      args === ""
+        ? Effect.flatMap(ActiveModel, (active) => {
+            const entry = active.get().entry
+            return say(context, `${entry.ref} · context window ${entry.capabilities.contextWindow} tokens`)
+          })
+        : context.controls.switchModel(args).pipe(
+            Effect.tap(() => Effect.sync(context.changed)),
+            Effect.flatMap((entry) => say(context, `model ${entry.ref}`))
+          )
+  },
+  {
+    name: "approval",
+    usage: `[${approvalModes.join("|")}]`,
+    description: "show or switch the approval mode",
+    run: (args, context) => {
+      if ((approvalModes as ReadonlyArray<string>).includes(args)) {
+        return context.controls.setApproval(args as ApprovalMode).pipe(
+          Effect.tap(() => Effect.sync(context.changed)),
+          Effect.zipRight(say(context, `approval ${args}: ${approvalModeMeanings[args as ApprovalMode]}`))
+        )
+      }
+      if (args !== "") return Effect.fail({ message: `/approval: one of ${approvalModes.join(", ")}` })
+      return Effect.flatMap(Conversation, (conversation) => conversation.document).pipe(
+        Effect.flatMap((doc) =>
+          say(
+            context,
+            ...approvalModes.map((mode) => `${mode === doc.approval ? "●" : " "} ${mode.padEnd(8)} ${context.palette.dim(approvalModeMeanings[mode])}`)
+          )
+        )
+      )
+    }
+  },
+  {
+    name: "access",
+    usage: "[add DIR [read|write] | remove DIR]",
+    description: "directories granted besides the workspace",
+    run: (args, context) => {
+      const [verb, dir, access] = args.split(/\s+/).filter((part) => part !== "")
+      if (verb === undefined) {
+        return context.controls.listAccess.pipe(
+          Effect.flatMap((grants) =>
+            say(context, ...(grants.length === 0 ? ["no directories granted besides the workspace"] : grants.map((grant) => `${grant.access.padEnd(5)} ${grant.dir}`)))
+          )
+        )
+      }
+      if (verb === "add" && dir !== undefined && (access === undefined || access === "read" || access === "write")) {
+        const level: Access = access ?? "read"
+        return context.controls.addAccess(dir, level).pipe(Effect.flatMap((real) => say(context, `granted ${level} access to ${real}`)))
+      }
+      if (verb === "remove" && dir !== undefined) return context.controls.removeAccess(dir).pipe(Effect.zipRight(say(context, `removed ${dir}`)))
+      return Effect.fail({ message: "usage: /access [add DIR [read|write] | remove DIR]" })
+    }
+  },
+  {
+    name: "tools",
+    description: "the tools the model is offered in this mode",
+    run: (_args, context) =>
+      Effect.all([Toolbox, Effect.flatMap(Conversation, (conversation) => conversation.document)]).pipe(
+        Effect.flatMap(([toolbox, doc]) =>
+          say(
+            context,
+            `${doc.mode} mode offers:`,
+            ...toolbox.catalog(doc.mode).map((tool) => `  ${context.palette.cyan(tool.name.padEnd(12))} ${context.palette.dim((tool.description.split(/(?<=\.)\s/)[0] ?? "").slice(0, 90))}`),
+            ...(context.disabledTools.length === 0 ? [] : [context.palette.dim(`disabled by --disable-tool: ${context.disabledTools.join(", ")}`)])
+          )
+        )
+      )
+  },
+  {
+    name: "promptset",
+    aliases: ["prompts"],
+    usage: "[NAME]",
+    description: "prompt sets and where Work, Plan and Review come from; NAME switches",
+    run: (args, context) =>
+      args !== ""
+        ? context.controls.switchPromptSet(args).pipe(
+            Effect.tap(() => Effect.sync(context.changed)),
+            Effect.flatMap((change) => say(context, change.message))
+          )
+        : context.controls.listPromptSets.pipe(
+            Effect.flatMap((listing) =>
+              say(
+                context,
+                ...listing.rows.map((row) => {
+                  const source = (name: "work" | "plan" | "review") => `${name} ${row.sources[name] === undefined ? "built-in" : "set"}`
+                  return `${row.selected ? "●" : " "} ${row.id.padEnd(16)} ${row.title}  ${context.palette.dim(`${source("work")} · ${source("plan")} · ${source("review")}`)}`
+                }),
+                ...(listing.forced ? [context.palette.dim("--prompt-set is in force: switching is refused in this session")] : []),
+                ...listing.notes.map((note) => context.palette.yellow(note))
+              )
+            )
+          )
+  },
+  {
+    name: "promptattach",
+    usage: "[enable|disable|up|down NAME]",
+    description: "prompt attachments, in the order they attach",
+    run: (args, context) => {
+      const [verb, name] = args.split(/\s+/).filter((part) => part !== "")
+      if (verb === undefined) {
+        return context.controls.listPromptAttachments.pipe(
+          Effect.flatMap((listing) =>
+            say(
+              context,
+              ...(listing.rows.length === 0 ? ["no prompt attachments"] : []),
+              ...listing.rows.map(
+                (row) =>
+                  `${row.position !== undefined ? "●" : " "} ${row.id.padEnd(16)} ${row.title}  ${context.palette.dim(`${row.source}${row.enabled ? " · enabled" : ""}${row.forced ? " · --prompt-attachment" : ""}`)}`
+              ),
+              ...(listing.off ? [context.palette.dim("--prompt-attachments off: nothing attaches")] : []),
+              ...listing.notes.map((note) => context.palette.yellow(note))
+            )
+          )
+        )
+      }
+      if (!["enable", "disable", "up", "down"].includes(verb) || name === undefined) {
+        return Effect.fail({ message: "usage: /promptattach [enable|disable|up|down NAME]" })
+      }
+      return context.controls.changePromptAttachment(verb as AttachmentAction, name).pipe(
+        Effect.tap(() => Effect.sync(context.changed)),
+        Effect.flatMap((change) => say(context, change.message))
+      )
+    }
+  },
+  {
+    name: "todos",
+    description: "the session's todo list",
+    run: (_args, context) =>
+      Effect.flatMap(Conversation, (conversation) => conversation.document).pipe(
+        Effect.flatMap((doc) => {
+          const todos = doc.todos ?? []
+          const mark = { pending: "☐", in_progress: "◐", completed: "☑" } as const
+          return say(context, ...(todos.length === 0 ? ["no todos"] : todos.map((todo) => `${mark[todo.status]} ${todo.content} ${context.palette.dim(`(${todo.priority})`)}`)))
+        })
+      )
+  },
+  { name: "exit", aliases: ["quit"], description: "leave (the session is saved)", run: (_args, context) => Effect.sync(context.exit) }
+]
+
+export const findCommand = (name: string): SlashCommand | undefined =>
+  slashCommands.find((command) => command.name === name || (command.aliases ?? []).includes(name))
+
+/** "/model a/b" → the command and "a/b"; undefined when the text is not a slash command. */
+export const parseCommandLine = (text: string): { readonly name: string; readonly args: string } | undefined => {
+  const match = /^\/(\S+)\s*([\s\S]*)$/.exec(text.trim())
+  return match === null ? undefined : { name: match[1] ?? "", args: (match[2] ?? "").trim() }
+}
+
+/** Completion entries: names and aliases, with descriptions. */
+export const commandEntries = (): ReadonlyArray<{ readonly name: string; readonly description: string }> =>
+  slashCommands.flatMap((command) => [
+    { name: command.name, description: command.description },
+    ...(command.aliases ?? []).map((alias) => ({ name: alias, description: `${command.description} (= /${command.name})` }))
+  ])

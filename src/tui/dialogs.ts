@@ -1,0 +1,140 @@
+/**
+ * The Operator of an interactive session: the approval dialog (SPEC A7) and the question tool's
+ * dialog (SPEC T3), drawn with @clack/prompts below the conversation. While one is open the
+ * input editor is hidden and clack owns the keyboard; Ctrl+C there also cancels the turn.
+ */
+import * as Effect from "effect/Effect"
+import type { Readable, Writable } from "node:stream"
+import type { ApprovalAnswer, ApprovalRequest, OperatorShape, Question, QuestionAnswer, QuestionsOutcome } from "../engine/operator.ts"
+import type { Palette } from "./palette.ts"
+import { callDiff } from "./turn-view.ts"
+
+export interface DialogHost {
+  /** Hides the live region and hands the keyboard over; returns how to take it back. */
+  readonly takeOver: () => void
+  readonly giveBack: () => void
+  readonly commit: (lines: ReadonlyArray<string>) => void
+  readonly columns: () => number
+  readonly output: Writable
+  readonly input: Readable
+  /** Ctrl+C was pressed inside a dialog. */
+  readonly interruptTurn: () => void
+}
+
+const customValue = "\u0000custom"
+
+type Clack = typeof import("@clack/prompts")
+
+export const makeDialogs = (host: DialogHost, palette: Palette): OperatorShape => {
+  let clack: Clack | undefined
+  /** Runs one dialog with the keyboard handed to clack, noticing Ctrl+C on the way. */
+  const dialog = <A>(body: (prompts: Clack, io: { input: Readable; output: Writable }) => Promise<A>): Effect.Effect<A> =>
+    Effect.promise(async () => {
+      clack ??= await import("@clack/prompts")
+      host.takeOver()
+      let ctrlC = false
+      const watch = (data: Buffer | string) => {
+        if (data.toString().includes("\x03")) ctrlC = true
+      }
+      host.input.on("data", watch)
+      try {
+        return await body(clack, { input: host.input, output: host.output })
+      } finally {
+        host.input.off("data", watch)
+        host.giveBack()
+        if (ctrlC) host.interruptTurn()
+      }
+    })
+
+  const approve = (request: ApprovalRequest): Effect.Effect<ApprovalAnswer> => {
+    const c = request.classification
+    const preview: Array<string> = []
+    const call = { id: "", name: request.toolName, arguments: request.arguments }
+    preview.push(...callDiff(call, palette, host.columns()))
+    const args = request.arguments as Record<string, unknown> | undefined
+    if (request.toolName === "bash" || request.toolName === "bash_start") {
+      const command = typeof args?.["command"] === "string" ? args["command"] : ""
+      preview.push(...command.split("\n").slice(0, 12).map((line) => `    ${palette.cyan(line)}`))
+    }
+    return dialog(async (prompts, io) => {
+      host.commit([
+        `${palette.yellow("?")} ${palette.bold(`Allow ${request.toolName}: ${c.summary}`)}`,
+        palette.dim(`  risk ${c.risk} · ${c.authority} · ${c.scope} · approval mode ${request.mode}`),
+        ...preview
+      ])
+      const options: Array<{ value: ApprovalAnswer["_tag"] | "DenyMessage"; label: string; hint?: string }> = [
+        { value: "AllowOnce", label: "Allow once" },
+        ...(c.grantKey === undefined ? [] : [{ value: "AllowSession" as const, label: "Allow for this session", hint: "the same tool and command prefix or path" }]),
+        { value: "Deny", label: "Deny" },
+        { value: "DenyMessage", label: "Deny with a message to the model" }
+      ]
+      const choice = await prompts.select({ message: `Allow ${request.toolName}?`, options, ...io })
+      if (prompts.isCancel(choice) || choice === "Deny") return { _tag: "Deny" } as const
+      if (choice === "AllowOnce") return { _tag: "AllowOnce" } as const
+      if (choice === "AllowSession") return { _tag: "AllowSession" } as const
+      const message = await prompts.text({ message: "Message to the model", placeholder: "why not, or what to do instead", ...io })
+      return prompts.isCancel(message) || message.trim() === "" ? ({ _tag: "Deny" } as const) : ({ _tag: "Deny", message: message.trim() } as const)
+    })
+  }
+
+  /** One question; undefined when dismissed. */
+  const askOne = async (prompts: Clack, io: { input: Readable; output: Writable }, question: Question, position: string): Promise<QuestionAnswer | undefined> => {
+    const options = [
+      ...question.options.map((option) => ({ value: option.label, label: option.label, hint: option.description })),
+      ...(question.allowCustom ? [{ value: customValue, label: "Type your own answer…" }] : [])
+    ]
+    const message = `${question.header}${position}: ${question.question}`
+    const picked = question.multiSelect
+      ? await prompts.multiselect({ message, options, required: false, ...io })
+      : await prompts.select({ message, options, ...io })
+    if (prompts.isCancel(picked)) return undefined
+    const labels = Array.isArray(picked) ? picked : [picked]
+    const selected = labels.filter((label) => label !== customValue)
+    if (!labels.includes(customValue)) return { selected }
+    const custom = await prompts.text({ message: `${question.header}: your answer`, ...io })
+    if (prompts.isCancel(custom)) return undefined
+    return { selected, custom }
+  }
+
+  const askQuestions = (questions: ReadonlyArray<Question>): Effect.Effect<QuestionsOutcome> =>
+    dialog(async (prompts, io) => {
+      const single = questions.length === 1 && questions[0]?.multiSelect === false
+      for (;;) {
+        const answers: Array<QuestionAnswer> = []
+        for (const [index, question] of questions.entries()) {
+          const answer = await askOne(prompts, io, question, questions.length > 1 ? ` (${index + 1}/${questions.length})` : "")
+          if (answer === undefined) return { _tag: "Dismissed" } as const
+          answers.push(answer)
+        }
+        if (single) return { _tag: "Answered", answers } as const
+        // One shared confirm step for several questions or a multi-select (SPEC T3).
+        const summary = questions
+          .map((question, index) => {
+            const answer = answers[index]
+            const parts = [...(answer?.selected ?? []), ...(answer?.custom === undefined ? [] : [`"${answer.custom}"`])]
+            return `${question.header}: ${parts.length === 0 ? "(nothing)" : parts.join(", ")}`
+          })
+          .join("\n")
+        const confirm = await prompts.select({
+          message: `Submit these answers?\n${summary}`,
+          options: [
+            { value: "submit", label: "Submit" },
+            { value: "again", label: "Start over" }
+          ],
+          ...io
+        })
+        if (prompts.isCancel(confirm)) return { _tag: "Dismissed" } as const
+        if (confirm === "submit") return { _tag: "Answered", answers } as const
+      }
+    })
+
+  return {
+    confirm: (question, defaultAnswer) =>
+      dialog(async (prompts, io) => {
+        const answer = await prompts.confirm({ message: question, initialValue: defaultAnswer, ...io })
+        return prompts.isCancel(answer) ? false : answer
+      }),
+    approve,
+    askQuestions
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Prompt history per workspace: Up/Down walk it, the draft being typed is kept while walking.
+ * Stored as `$CRYSTAL_HOME/history/<hash of the workspace>.json` (owner-only: prompts can hold
+ * private text), rewritten atomically after each submitted prompt.
+ */
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { writeFileAtomic } from "../files/atomic.ts"
+
+export const historyLimit = 500
+
+export interface History {
+  /** Oldest first. */
+  readonly entries: ReadonlyArray<string>
+  /** entries.length = the draft (not walking). */
+  readonly index: number
+  readonly draft: string
+}
+
+export const makeHistory = (entries: ReadonlyArray<string>): History => ({ entries, index: entries.length, draft: "" })
+
+/** The older entry, or undefined at the oldest. `current` is what the editor holds now. */
+export const historyPrevious = (history: History, current: string): { readonly history: History; readonly text: string } | undefined => {
+  if (history.index === 0) return undefined
+  const index = history.index - 1
+  const draft = history.index === history.entries.length ? current : history.draft
+  return { history: { ...history, index, draft }, text: history.entries[index] ?? "" }
+}
+
+export const historyNext = (history: History): { readonly history: History; readonly text: string } | undefined => {
+  if (history.index >= history.entries.length) return undefined
+  const index = history.index + 1
+  return { history: { ...history, index }, text: index === history.entries.length ? history.draft : (history.entries[index] ?? "") }
+}
+
+/** A submitted prompt becomes the newest entry (an immediate repeat is stored once). */
+export const historyRecord = (history: History, text: string): History => {
+  const trimmed = text.trim()
+  if (trimmed === "") return makeHistory(history.entries)
+  const entries = history.entries.at(-1) === text ? history.entries : [...history.entries, text].slice(-historyLimit)
+  return makeHistory(entries)
+}
+
+export const historyFile = (home: string, workspace: string): string =>
+  path.join(home, "history", `${createHash("sha256").update(workspace).digest("hex").slice(0, 16)}.json`)
+
+/** A missing or unreadable file is an empty history: losing recall is better than refusing to start. */
+export const loadHistory = (file: string): ReadonlyArray<string> => {
+  try {
+    const parsed: unknown = JSON.parse(fs.readFileSync(file, "utf8"))
+    const entries = (parsed as { entries?: unknown }).entries
+    return Array.isArray(entries) ? entries.filter((entry): entry is string => typeof entry === "string").slice(-historyLimit) : []
+  } catch {
+    return []
+  }
+}
+
+export const saveHistory = (file: string, workspace: string, entries: ReadonlyArray<string>): Promise<void> =>
+  writeFileAtomic(file, `${JSON.stringify({ workspace, entries }, null, 1)}\n`, { mode: 0o600 })

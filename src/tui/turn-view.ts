@@ -1,0 +1,176 @@
+/**
+ * A turn as it streams, for the terminal: the answer through the Markdown renderer (finished
+ * lines are committed, the unfinished one stays live), reasoning collapsed to one dim line, one
+ * line per tool call with a result line under it, edits as a coloured diff, the tail of bash output.
+ */
+import * as Effect from "effect/Effect"
+import type { RendererShape } from "../engine/renderer.ts"
+import type { ToolCall, ToolResult } from "../session/items.ts"
+import { describeCall } from "../cli/render/summary.ts"
+import { diffLines, withContext } from "./diff.ts"
+import { MarkdownStream } from "./markdown.ts"
+import type { Palette } from "./palette.ts"
+import { clipText } from "./width.ts"
+
+export interface TurnSurface {
+  readonly commit: (lines: ReadonlyArray<string>) => void
+  /** The unfinished last line of the answer ("" = none). */
+  readonly partial: (text: string) => void
+  /** What the turn is doing now, shown live until it changes (undefined = nothing). */
+  readonly activity: (text: string | undefined) => void
+  readonly columns: () => number
+}
+
+const maxDiffLines = 40
+const bashTailLines = 6
+
+export const formatBytes = (bytes: number): string =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`
+
+export const formatDuration = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`)
+
+const stringArg = (call: ToolCall, name: string): string | undefined => {
+  const args = call.arguments
+  if (typeof args !== "object" || args === null) return undefined
+  const value = (args as Record<string, unknown>)[name]
+  return typeof value === "string" ? value : undefined
+}
+
+/** The diff an edit or write call would make, as display lines; empty for other tools. */
+export const callDiff = (call: ToolCall, palette: Palette, width: number): Array<string> => {
+  const before = call.name === "edit" ? stringArg(call, "old_string") : call.name === "write" ? "" : undefined
+  const after = call.name === "edit" ? stringArg(call, "new_string") : call.name === "write" ? stringArg(call, "content") : undefined
+  if (before === undefined || after === undefined) return []
+  const lines = call.name === "write" ? after.replace(/\n$/, "").split("\n").map((text) => ({ kind: "+" as const, text })) : withContext(diffLines(before, after))
+  const shown = lines.slice(0, maxDiffLines).map((line) => {
+    const text = clipText(`${line.kind} ${line.text}`, width - 4)
+    return `    ${line.kind === "+" ? palette.green(text) : line.kind === "-" ? palette.red(text) : palette.dim(text)}`
+  })
+  if (lines.length > maxDiffLines) shown.push(palette.dim(`    … ${lines.length - maxDiffLines} more lines`))
+  return shown
+}
+
+/** The one line of a call: `crystal run`'s description, with the question tool's headers instead of its JSON. */
+export const callLine = (call: ToolCall, width: number): string => {
+  const questions = (call.arguments as { questions?: unknown } | undefined)?.questions
+  if (call.name === "question" && Array.isArray(questions)) {
+    const headers = questions.map((question) => (question as { header?: unknown }).header).filter((header) => typeof header === "string")
+    return clipText(`question ${headers.join(", ")}`, width)
+  }
+  return describeCall(call, width)
+}
+
+export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererShape & { readonly interrupted: () => void } => {
+  let markdown = new MarkdownStream(palette)
+  let reasoningChars = 0
+  let reasoningFirstLine = ""
+  let reasoningStarted = 0
+  const calls = new Map<string, ToolCall>()
+  const denied = new Set<string>()
+  // Calls the operator approved in a dialog that already showed their diff.
+  const previewed = new Set<string>()
+
+  const endReasoning = () => {
+    if (reasoningChars === 0) return
+    const seconds = ((Date.now() - reasoningStarted) / 1000).toFixed(1)
+    const opening = reasoningFirstLine.trimStart().split("\n")[0] ?? ""
+    surface.commit([palette.dim(clipText(`✻ thought for ${seconds} s · ${opening}`, surface.columns() - 1))])
+    reasoningChars = 0
+    reasoningFirstLine = ""
+  }
+  const endText = () => {
+    const lines = markdown.end()
+    surface.partial("")
+    surface.commit(lines)
+  }
+  const settle = () => {
+    endReasoning()
+    endText()
+  }
+
+  return {
+    sessionStarted: () => Effect.void,
+    textDelta: (text) =>
+      Effect.sync(() => {
+        endReasoning()
+        surface.activity(undefined)
+        const lines = markdown.push(text)
+        // The live tail first, so the redraw after the commit does not show the finished line twice.
+        surface.partial(markdown.partialPreview())
+        surface.commit(lines)
+      }),
+    reasoningDelta: (text) =>
+      Effect.sync(() => {
+        if (reasoningChars === 0) reasoningStarted = Date.now()
+        reasoningChars += text.length
+        // The collapsed line shows how the reasoning began: its first line, once that has arrived.
+        if (!reasoningFirstLine.includes("\n") && reasoningFirstLine.length < 200) reasoningFirstLine += text
+        surface.activity(palette.dim(`✻ thinking… ${reasoningChars} characters`))
+      }),
+    assistantMessage: () => Effect.sync(settle),
+    toolStarted: (call) =>
+      Effect.sync(() => {
+        settle()
+        calls.set(call.id, call)
+        surface.commit([`${palette.cyan("●")} ${palette.bold(callLine(call, surface.columns() - 3))}`])
+        surface.activity(palette.dim(`running ${call.name}…`))
+      }),
+    approval: (event) =>
+      Effect.sync(() => {
+        if (event.outcome === "denied") denied.add(event.callId)
+        else if (event.by === "operator") previewed.add(event.callId)
+      }),
+    toolFinished: (result: ToolResult, durationMs) =>
+      Effect.sync(() => {
+        surface.activity(undefined)
+        const call = calls.get(result.callId)
+        const bytes = Buffer.byteLength(result.text)
+        const lineCount = result.text === "" ? 0 : result.text.replace(/\n$/, "").split("\n").length
+        const facts = `${lineCount} line${lineCount === 1 ? "" : "s"} · ${formatBytes(bytes)} · ${formatDuration(durationMs)}`
+        const width = surface.columns() - 1
+        if (denied.has(result.callId)) {
+          surface.commit([palette.yellow(clipText(`  ⎿ denied · ${result.text.split("\n")[0] ?? ""}`, width))])
+        } else if (result.isError) {
+          surface.commit([palette.red(clipText(`  ⎿ error · ${result.text.split("\n")[0] ?? ""} · ${formatDuration(durationMs)}`, width))])
+        } else {
+          surface.commit([palette.dim(`  ⎿ ok · ${facts}`)])
+          if (call !== undefined && !previewed.has(result.callId)) surface.commit(callDiff(call, palette, surface.columns()))
+        }
+        if (call?.name === "bash" && !denied.has(result.callId)) {
+          const tail = result.text.replace(/\n+$/, "").split("\n").slice(-bashTailLines)
+          if (tail.join("") !== "") surface.commit(tail.map((line) => palette.dim(`    ${clipText(line, width - 4)}`)))
+        }
+        calls.delete(result.callId)
+        denied.delete(result.callId)
+        previewed.delete(result.callId)
+      }),
+    retrying: (info) =>
+      Effect.sync(() => {
+        settle()
+        surface.commit([palette.yellow(`${info.reason} — retrying in ${formatDuration(info.delayMs)} (attempt ${info.attempt + 1} of ${info.maxAttempts})`)])
+      }),
+    note: (text) =>
+      Effect.sync(() => {
+        settle()
+        surface.commit([palette.yellow(text)])
+      }),
+    finished: () =>
+      Effect.sync(() => {
+        settle()
+        surface.activity(undefined)
+      }),
+    failed: (message) =>
+      Effect.sync(() => {
+        settle()
+        surface.activity(undefined)
+        surface.commit([palette.red(`crystal: ${message}`)])
+      }),
+    /** The turn was cancelled: what streamed stays on screen, marked. */
+    interrupted: () => {
+      settle()
+      markdown = new MarkdownStream(palette)
+      surface.activity(undefined)
+      surface.commit([palette.yellow("⏹ cancelled · the partial answer is kept")])
+    }
+  }
+}

@@ -1,0 +1,291 @@
+/**
+ * `crystal` on a terminal: the interactive UI of the compiled binary, driven through a real
+ * pseudo-terminal (tmux) against the fake LLM server.
+ */
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { execFileSync } from "node:child_process"
+import { afterEach, describe, expect, it } from "vitest"
+import { crystalBinary, makeSandbox, readSession, runCrystal, sessionFiles, writeLocalConfig, type Sandbox } from "../support/crystal.ts"
+import { startFakeLlm, type FakeLlm } from "../support/fake-llm/server.ts"
+import { openTerminal, tmuxAvailable, type Terminal } from "../support/tmux.ts"
+
+const cleanups: Array<() => Promise<void> | void> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup()
+})
+
+const ready = /approval default · local\/test-model/
+
+describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
+  const start = async (options: { env?: Record<string, string>; files?: Record<string, string>; args?: Array<string> } = {}) => {
+    const sandbox: Sandbox = await makeSandbox({ "README.md": "# hello\n", ...options.files })
+    const fake: FakeLlm = await startFakeLlm()
+    cleanups.push(() => fake.close())
+    await writeLocalConfig(sandbox, fake.url)
+    const terminal: Terminal = openTerminal([crystalBinary, ...(options.args ?? [])], {
+      cwd: sandbox.workspace,
+      env: { ...sandbox.env, TERM: "xterm", ...options.env }
+    })
+    cleanups.push(() => terminal.close())
+    await terminal.waitFor(ready)
+    return { sandbox, fake, terminal }
+  }
+
+  const userItems = async (sandbox: Sandbox) => {
+    const [file] = await sessionFiles(sandbox)
+    return (await readSession(file ?? "")).items
+  }
+
+  it("streams an answer with Markdown, keeps history, and leaves on Ctrl+D with the terminal restored", async () => {
+    const { sandbox, fake, terminal } = await start()
+    fake.script([
+      { text: ["# Plan\n", "Use **bold** and `code`:\n", "- one\n- two\n", "```sh\nnpm test\n```\nDone."], chunkDelayMs: 30 },
+      { text: "Second answer." }
+    ])
+    terminal.type("what does the readme say?")
+    terminal.press("Enter")
+    const screen = await terminal.waitFor(/Done\.\n/)
+    expect(screen).toContain("› what does the readme say?")
+    // NO_COLOR keeps the Markdown source as it is.
+    expect(screen).toMatch(/# Plan\nUse \*\*bold\*\* and `code`:\n- one\n- two\n```sh\nnpm test\n```\nDone\./)
+    // Up brings the last prompt back; Enter sends it again.
+    terminal.press("Up")
+    await terminal.waitFor(/^› what does the readme say\?\s*$/m)
+    terminal.press("Enter")
+    await terminal.waitFor(/Second answer\./)
+    terminal.press("C-d")
+    const end = await terminal.waitFor(/EXIT=0\nSTTY: .+/)
+    expect(end).toMatch(/resume it with: crystal --resume \d{8}-\d{6}-[0-9a-f]{6}/)
+    // stty after exit: line editing, echo and signals are back on (a "-" prefix would mean off).
+    expect(end).toMatch(/^STTY: isig icanon echo\s*$/m)
+    expect((await userItems(sandbox)).filter((item) => item["_tag"] === "user")).toHaveLength(2)
+    const history = await fs.readdir(path.join(sandbox.home, "history"))
+    expect(history).toHaveLength(1)
+  })
+
+  it("cancels a running turn on Ctrl+C, keeps the partial answer marked cancelled, and exits on Ctrl+C twice", async () => {
+    const { sandbox, fake, terminal } = await start()
+    fake.script([{ text: ["Slowly ", "thinking ", "about ", "it ", "forever"], chunkDelayMs: 400 }, { text: "Back again." }])
+    terminal.type("take your time")
+    terminal.press("Enter")
+    await terminal.waitFor(/Slowly/)
+    terminal.press("C-c")
+    await terminal.waitFor(/cancelled · the partial answer is kept/)
+    expect((await fake.requests[0]?.closed)?.beforeReplyFinished).toBe(true)
+    terminal.type("hello?")
+    terminal.press("Enter")
+    await terminal.waitFor(/Back again\./)
+    terminal.press("C-c")
+    await terminal.waitFor(/Press Ctrl\+C again to exit/)
+    terminal.press("C-c")
+    await terminal.waitFor(/EXIT=0/)
+    const assistant = (await userItems(sandbox)).find((item) => item["_tag"] === "assistant")
+    expect(assistant).toMatchObject({ incomplete: true, finishReason: "cancelled" })
+    expect(String(assistant?.["text"])).toMatch(/^Slowly /)
+  })
+
+  it("inserts pasted lines without sending them, and Alt+Enter adds a line", async () => {
+    const { sandbox, fake, terminal } = await start()
+    fake.script([{ text: "Got three lines." }])
+    // tmux pastes with bracketed paste when the application asked for it.
+    execFileSync("tmux", ["set-buffer", "-b", "crystal-paste", "first line\nsecond line\n"])
+    terminal.pasteBuffer("crystal-paste")
+    await terminal.waitFor(/second line/)
+    expect(fake.requests).toHaveLength(0)
+    terminal.type("third")
+    terminal.press("M-Enter")
+    terminal.type("fourth")
+    terminal.press("Enter")
+    await terminal.waitFor(/Got three lines\./)
+    const user = (await userItems(sandbox)).find((item) => item["_tag"] === "user")
+    expect(user?.["text"]).toBe("first line\nsecond line\nthird\nfourth")
+  })
+
+  it("asks for approval: deny with a message, then allow once, with the diff shown", async () => {
+    const { sandbox, fake, terminal } = await start({ files: { "notes.txt": "alpha\nbeta\n" } })
+    fake.script([
+      { toolCalls: [{ name: "edit", arguments: { path: "notes.txt", old_string: "beta", new_string: "gamma" } }] },
+      { toolCalls: [{ name: "edit", arguments: { path: "notes.txt", old_string: "beta", new_string: "delta" } }] },
+      { text: "Edited." }
+    ])
+    terminal.type("change beta")
+    terminal.press("Enter")
+    let screen = await terminal.waitFor(/Allow once/)
+    expect(screen).toMatch(/- beta\n\s+\+ gamma/)
+    terminal.press("Down", "Down", "Down")
+    terminal.press("Enter")
+    await terminal.waitFor(/Message to the model/)
+    terminal.type("use delta instead")
+    terminal.press("Enter")
+    screen = await terminal.waitFor(/\+ delta[\s\S]*Allow once/)
+    terminal.press("Enter")
+    await terminal.waitFor(/Edited\./)
+    expect(await fs.readFile(path.join(sandbox.workspace, "notes.txt"), "utf8")).toBe("alpha\ndelta\n")
+    const results = (await userItems(sandbox)).filter((item) => item["_tag"] === "tool_result")
+    expect(String(results[0]?.["text"])).toContain("use delta instead")
+    expect(results[1]).toMatchObject({ isError: false })
+  })
+
+  it("answers two questions, one multi-select, through one shared confirm step", async () => {
+    const { sandbox, fake, terminal } = await start()
+    const questions = [
+      { header: "DB", question: "Which database?", options: [{ label: "Postgres", description: "server" }, { label: "SQLite", description: "file" }] },
+      {
+        header: "Extras",
+        question: "What else?",
+        multiSelect: true,
+        options: [{ label: "Docker", description: "d" }, { label: "CI", description: "c" }, { label: "Docs", description: "x" }]
+      }
+    ]
+    fake.script([{ toolCalls: [{ name: "question", arguments: { questions } }] }, { text: "Noted." }])
+    terminal.type("set it up")
+    terminal.press("Enter")
+    await terminal.waitFor(/DB \(1\/2\): Which database\?/)
+    terminal.press("Down", "Enter")
+    await terminal.waitFor(/Extras \(2\/2\): What else\?/)
+    terminal.press("Space", "Down", "Down", "Space", "Enter")
+    await terminal.waitFor(/Submit these answers\?/)
+    expect(terminal.screen()).toMatch(/Extras: Docker, Docs/)
+    terminal.press("Enter")
+    await terminal.waitFor(/Noted\./)
+    const result = (await userItems(sandbox)).find((item) => item["_tag"] === "tool_result")
+    expect(JSON.parse(String(result?.["text"]))).toEqual({
+      answers: [
+        { header: "DB", selected: ["SQLite"] },
+        { header: "Extras", selected: ["Docker", "Docs"] }
+      ]
+    })
+  })
+
+  it("Ctrl+C in an approval dialog denies the call and cancels the turn", async () => {
+    const { sandbox, fake, terminal } = await start()
+    fake.script([{ toolCalls: [{ name: "bash", arguments: { command: "touch made.txt" } }] }, { text: "Back." }])
+    terminal.type("make a file")
+    terminal.press("Enter")
+    await terminal.waitFor(/Allow once/)
+    expect(terminal.screen()).toMatch(/touch made\.txt/)
+    terminal.press("C-c")
+    await terminal.waitFor(/cancelled · the partial answer is kept/)
+    await expect(fs.access(path.join(sandbox.workspace, "made.txt"))).rejects.toThrow()
+    expect(fake.requests).toHaveLength(1)
+    terminal.type("still there?")
+    terminal.press("Enter")
+    await terminal.waitFor(/Back\./)
+  })
+
+  it("dismissing a question with Esc fails the tool call", async () => {
+    const { sandbox, fake, terminal } = await start()
+    const questions = [{ header: "DB", question: "Which database?", options: [{ label: "Postgres", description: "a" }, { label: "SQLite", description: "b" }] }]
+    fake.script([{ toolCalls: [{ name: "question", arguments: { questions } }] }, { text: "Going with the default." }])
+    terminal.type("set it up")
+    terminal.press("Enter")
+    await terminal.waitFor(/Which database\?/)
+    terminal.press("Escape")
+    await terminal.waitFor(/Going with the default\./)
+    const result = (await userItems(sandbox)).find((item) => item["_tag"] === "tool_result")
+    expect(result).toMatchObject({ isError: true })
+  })
+
+  it("completes slash commands, switches mode and approval, and redraws at 60 columns", async () => {
+    const { sandbox, terminal } = await start()
+    terminal.type("/pl")
+    await terminal.waitFor(/\/plan\s+switch to plan mode/)
+    terminal.press("Enter")
+    await terminal.waitFor(/^plan mode$/m)
+    await terminal.waitFor(/plan · approval default/)
+    terminal.type("/approval audit")
+    terminal.press("Enter")
+    await terminal.waitFor(/plan · approval audit/)
+    terminal.type("/todos")
+    terminal.press("Enter")
+    await terminal.waitFor(/^no todos$/m)
+    terminal.resize(60)
+    terminal.type("/he")
+    terminal.press("Tab")
+    terminal.press("Enter")
+    const screen = await terminal.waitFor(/\/promptset \[NAME\]/)
+    for (const line of screen.split("\n")) expect(line.length).toBeLessThanOrEqual(60)
+    expect(screen).toMatch(/plan · approval audit/)
+    const [file] = await sessionFiles(sandbox)
+    expect(await readSession(file ?? "")).toMatchObject({ mode: "plan", approval: "audit" })
+  })
+
+  it("completes @file mentions, Esc closes the menu then clears the input, and a prompt sent mid-turn waits its turn", async () => {
+    const { sandbox, fake, terminal } = await start({ files: { "src/parser.ts": "x\n" } })
+    terminal.type("look at @pars")
+    await terminal.waitFor(/› @src\/parser\.ts/)
+    terminal.press("Escape")
+    await terminal.waitFor(/^› look at @pars\n\S*work · approval/m)
+    terminal.press("BSpace")
+    terminal.type("s")
+    await terminal.waitFor(/› @src\/parser\.ts/)
+    terminal.press("Tab")
+    await terminal.waitFor(/^› look at @src\/parser\.ts\s*$/m)
+    terminal.press("Escape")
+    await terminal.waitFor(/^› Ask anything/m)
+    fake.script([{ text: ["One ", "moment ", "please."], chunkDelayMs: 300 }, { text: "Second reply." }])
+    terminal.type("first")
+    terminal.press("Enter")
+    await terminal.waitFor(/One/)
+    terminal.type("second")
+    terminal.press("Enter")
+    await terminal.waitFor(/queued: second/)
+    await terminal.waitFor(/Second reply\./)
+    const users = (await userItems(sandbox)).filter((item) => item["_tag"] === "user").map((item) => item["text"])
+    expect(users).toEqual(["first", "second"])
+  })
+
+  it("shows the end of the conversation when it resumes a session", async () => {
+    const sandbox: Sandbox = await makeSandbox({})
+    const fake: FakeLlm = await startFakeLlm()
+    cleanups.push(() => fake.close())
+    await writeLocalConfig(sandbox, fake.url)
+    fake.script([{ text: "Earlier answer." }, { text: "Later answer." }])
+    expect((await runCrystal(sandbox, ["run", "earlier question"])).code).toBe(0)
+    const [file] = await sessionFiles(sandbox)
+    const id = String((await readSession(file ?? ""))["id"])
+    const terminal = openTerminal([crystalBinary, "--resume", id], { cwd: sandbox.workspace, env: { ...sandbox.env, TERM: "xterm" } })
+    cleanups.push(() => terminal.close())
+    const screen = await terminal.waitFor(ready)
+    expect(screen).toMatch(/\(resumed\)[\s\S]*› earlier question\nEarlier answer\.\n── resumed ──/)
+    terminal.type("and later?")
+    terminal.press("Enter")
+    await terminal.waitFor(/Later answer\./)
+  })
+
+  it("gives the terminal back on SIGTERM, with the session saved", async () => {
+    const { sandbox, fake, terminal } = await start()
+    fake.script([{ text: ["Working ", "on ", "it ", "for ", "a ", "long ", "time"], chunkDelayMs: 400 }])
+    terminal.type("go")
+    terminal.press("Enter")
+    await terminal.waitFor(/Working/)
+    process.kill(terminal.commandPid(), "SIGTERM")
+    const screen = await terminal.waitFor(/EXIT=143\nSTTY: .+/)
+    expect(screen).toMatch(/^STTY: isig icanon echo\s*$/m)
+    // The live region (spinner, input, status line) was erased before leaving.
+    expect(screen).not.toMatch(/Ctrl\+C cancels/)
+    const assistant = (await userItems(sandbox)).find((item) => item["_tag"] === "assistant")
+    expect(assistant).toMatchObject({ incomplete: true })
+  })
+
+  it("writes the conversation as plain text when stdout is not a terminal", async () => {
+    const sandbox: Sandbox = await makeSandbox({})
+    const fake: FakeLlm = await startFakeLlm()
+    cleanups.push(() => fake.close())
+    await writeLocalConfig(sandbox, fake.url)
+    fake.script([{ text: "Plain **answer**.\n" }])
+    const out = path.join(sandbox.home, "out.txt")
+    const terminal = openTerminal(["sh", "-c", `'${crystalBinary}' > '${out}'`], { cwd: sandbox.workspace, env: { ...sandbox.env, TERM: "xterm" } })
+    cleanups.push(() => terminal.close())
+    await terminal.waitFor(ready)
+    terminal.type("hi")
+    terminal.press("Enter")
+    await terminal.waitFor(/Plain \*\*answer\*\*\./)
+    terminal.press("C-d")
+    await terminal.waitFor(/EXIT=0/)
+    const text = await fs.readFile(out, "utf8")
+    expect(text).toContain("› hi\nPlain **answer**.\n")
+    expect(text).not.toContain("\x1b")
+  })
+})

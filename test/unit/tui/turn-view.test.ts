@@ -1,0 +1,72 @@
+import * as Effect from "effect/Effect"
+import { describe, expect, it } from "vitest"
+import { makePalette } from "../../../src/tui/palette.ts"
+import { makeTurnView } from "../../../src/tui/turn-view.ts"
+import type { Classification } from "../../../src/approval/classification.ts"
+
+const classification: Classification = { risk: "medium", authority: "write", scope: "workspace", summary: "edit a.txt", paths: [] }
+
+const setup = () => {
+  const committed: Array<string> = []
+  const partials: Array<string> = []
+  const view = makeTurnView(
+    { commit: (lines) => committed.push(...lines), partial: (text) => partials.push(text), activity: () => {}, columns: () => 80 },
+    makePalette(false)
+  )
+  return { view, committed, partials }
+}
+
+const result = (callId: string, name: string, text: string, isError = false) => ({ _tag: "tool_result" as const, id: "r", callId, name, text, isError })
+
+describe("turn view", () => {
+  it("commits finished lines and keeps the unfinished one live", () => {
+    const { view, committed, partials } = setup()
+    Effect.runSync(view.textDelta("Hello **wor"))
+    Effect.runSync(view.textDelta("ld**\nsecond"))
+    expect(committed).toEqual(["Hello **world**"])
+    expect(partials.at(-1)).toBe("second")
+    Effect.runSync(view.assistantMessage({ _tag: "assistant", id: "a", text: "", model: "m" }))
+    expect(committed).toEqual(["Hello **world**", "second"])
+    expect(partials.at(-1)).toBe("")
+  })
+
+  it("collapses reasoning to one line", () => {
+    const { view, committed } = setup()
+    Effect.runSync(view.reasoningDelta("First I look"))
+    Effect.runSync(view.reasoningDelta(" at the code.\nThen more."))
+    Effect.runSync(view.textDelta("Answer\n"))
+    expect(committed[0]).toMatch(/^✻ thought for \d+\.\d s · First I look at the code\.$/)
+    expect(committed[1]).toBe("Answer")
+  })
+
+  it("shows a call, its result line and its diff; a denial instead of a diff", () => {
+    const { view, committed } = setup()
+    const call = { id: "c1", name: "edit", arguments: { path: "a.txt", old_string: "old", new_string: "new" } }
+    Effect.runSync(view.toolStarted(call))
+    Effect.runSync(view.toolFinished(result("c1", "edit", "edited a.txt"), 12))
+    expect(committed).toEqual(["● edit a.txt", "  ⎿ ok · 1 line · 12 B · 12 ms", "    - old", "    + new"])
+    committed.length = 0
+    Effect.runSync(view.toolStarted({ ...call, id: "c2" }))
+    Effect.runSync(view.approval({ callId: "c2", toolName: "edit", outcome: "denied", by: "operator", approvalMode: "default", classification }))
+    Effect.runSync(view.toolFinished(result("c2", "edit", "The operator denied this call.", true), 3))
+    expect(committed).toEqual(["● edit a.txt", "  ⎿ denied · The operator denied this call."])
+  })
+
+  it("shows the tail of bash output, and errors in one line", () => {
+    const { view, committed } = setup()
+    Effect.runSync(view.toolStarted({ id: "b", name: "bash", arguments: { command: "seq 1 10" } }))
+    Effect.runSync(view.toolFinished(result("b", "bash", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"), 1500))
+    expect(committed).toEqual(["● bash seq 1 10", "  ⎿ ok · 10 lines · 21 B · 1.5 s", "    5", "    6", "    7", "    8", "    9", "    10"])
+    committed.length = 0
+    Effect.runSync(view.toolStarted({ id: "r", name: "read", arguments: { path: "nope" } }))
+    Effect.runSync(view.toolFinished(result("r", "read", "nope: no such file\nmore", true), 2))
+    expect(committed).toEqual(["● read nope", "  ⎿ error · nope: no such file · 2 ms"])
+  })
+
+  it("marks a cancelled turn after what streamed", () => {
+    const { view, committed } = setup()
+    Effect.runSync(view.textDelta("half an ans"))
+    view.interrupted()
+    expect(committed).toEqual(["half an ans", "⏹ cancelled · the partial answer is kept"])
+  })
+})
