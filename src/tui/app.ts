@@ -3,12 +3,13 @@
  * status line, on one session. Keys are read raw (see keys.ts); turns run as fibers so that
  * Ctrl+C can interrupt one while the editor stays usable (a prompt sent meanwhile is queued).
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import { startupComplete } from "../../layers/runtime.ts"
 import { openSessionHost, type ActiveSession } from "../../layers/session-host.ts"
-import type { SessionServices } from "../../layers/session.ts"
+import type { Session, SessionServices } from "../../layers/session.ts"
 import type { SessionFlags } from "../cli/flags.ts"
 import type { PreparedSession } from "../cli/prepare.ts"
 import { colorWanted } from "../cli/style.ts"
@@ -265,12 +266,30 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       else render()
     }
 
+    /**
+     * Names the session in the background: it never delays the input, and a failure leaves the
+     * session untitled. A switch meanwhile closes the session's scope, and with it its background
+     * saves, so a title that arrives after one is written here.
+     */
+    const nameInBackground = (running: Session, id: string) =>
+      running.nameSession().pipe(
+        Effect.flatMap((title) => {
+          const now = host.current()
+          if (title === undefined || now.session === running) return Effect.void
+          // Resumed again in this process: the open conversation is the one to hold the title.
+          const target = Context.get(now.prepared.document.id === id ? now.session.services : running.services, Conversation)
+          return target.update((doc) => (doc.title === undefined ? { ...doc, title } : doc)).pipe(Effect.zipRight(target.flush))
+        }),
+        Effect.ignore,
+        Effect.forkIn(appScope)
+      )
+
     const startTurn = (text: string) => {
       const running = session()
+      const id = current().document.id
       runBusy(
         runTurn(text, { maxSteps: current().maxSteps }).pipe(
-          // Named in the background: it never delays the input, and a failure leaves the session untitled.
-          Effect.tap((outcome) => (outcome._tag === "Answered" ? Effect.forkIn(running.nameSession(), appScope) : Effect.void)),
+          Effect.tap((outcome) => (outcome._tag === "Answered" ? nameInBackground(running, id) : Effect.void)),
           Effect.catchAll((error) => view.failed(error.message)),
           Effect.onInterrupt(() => Effect.sync(view.interrupted))
         ),

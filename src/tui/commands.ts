@@ -28,7 +28,7 @@ export interface CommandContext {
   readonly host: Pick<SessionHostShape, "clear" | "resume" | "fork" | "exportTo" | "list">
   /** The host switched to another session: show it and run the next turns on it. */
   readonly switched: (active: ActiveSession, how: "clear" | "resume" | "fork") => void
-  readonly pickSession: (sessions: ReadonlyArray<SessionSummary>, current: string) => Effect.Effect<string | undefined>
+  readonly pickSession: (sessions: ReadonlyArray<SessionSummary>) => Effect.Effect<string | undefined>
   readonly sessionId: () => string
 }
 
@@ -235,9 +235,9 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
       Effect.gen(function* () {
         let id: string | undefined = args
         if (id === "") {
-          const listing = yield* context.host.list
-          if (listing.sessions.length === 0) return context.print(["no saved sessions in this workspace"])
-          id = yield* context.pickSession(listing.sessions, context.sessionId())
+          const others = (yield* context.host.list).sessions.filter((session) => session.id !== context.sessionId())
+          if (others.length === 0) return context.print(["no other saved session in this workspace"])
+          id = yield* context.pickSession(others)
           if (id === undefined) return
         }
         const active = yield* context.host.resume(id)

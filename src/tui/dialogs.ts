@@ -28,7 +28,7 @@ type Clack = typeof import("@clack/prompts")
 
 export interface Dialogs extends OperatorShape {
   /** /resume's picker: the chosen session's id, or undefined when dismissed. */
-  readonly pickSession: (sessions: ReadonlyArray<SessionSummary>, current: string) => Effect.Effect<string | undefined>
+  readonly pickSession: (sessions: ReadonlyArray<SessionSummary>) => Effect.Effect<string | undefined>
 }
 
 const when = (iso: string): string => iso.slice(0, 16).replace("T", " ")
@@ -144,12 +144,12 @@ export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
       }),
     approve,
     askQuestions,
-    pickSession: (sessions, current) =>
+    pickSession: (sessions) =>
       dialog(async (prompts, io) => {
         const options = sessions.map((session) => ({
           value: session.id,
           label: session.title ?? "(untitled)",
-          hint: `${when(session.updatedAt)} · ${session.messageCount} message${session.messageCount === 1 ? "" : "s"} · ${session.id}${session.id === current ? " · current" : ""}`
+          hint: `${when(session.updatedAt)} · ${session.messageCount} message${session.messageCount === 1 ? "" : "s"} · ${session.id}`
         }))
         const choice = await prompts.select({ message: "Resume which session?", options, maxItems: 10, ...io })
         return prompts.isCancel(choice) ? undefined : choice
