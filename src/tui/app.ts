@@ -17,6 +17,7 @@ import type { ConfigError } from "../config/errors.ts"
 import { ActiveModel } from "../engine/active-model.ts"
 import { Conversation } from "../engine/conversation.ts"
 import { runTurn } from "../engine/turn.ts"
+import { saveLateTitle } from "../session/late-title.ts"
 import { listPromptSets } from "../prompts/sets.ts"
 import { commandEntries, findCommand, parseCommandLine, type CommandContext } from "./commands.ts"
 import { acceptCompletion, findCompletion, listWorkspaceFiles, moveSelection, type Completion } from "./completion.ts"
@@ -277,8 +278,12 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
           const now = host.current()
           if (title === undefined || now.session === running) return Effect.void
           // Resumed again in this process: the open conversation is the one to hold the title.
-          const target = Context.get(now.prepared.document.id === id ? now.session.services : running.services, Conversation)
-          return target.update((doc) => (doc.title === undefined ? { ...doc, title } : doc)).pipe(Effect.zipRight(target.flush))
+          if (now.prepared.document.id === id) {
+            const target = Context.get(now.session.services, Conversation)
+            return target.update((doc) => (doc.title === undefined ? { ...doc, title } : doc)).pipe(Effect.zipRight(target.flush))
+          }
+          // Closed: never write from the stale in-memory copy; the file as it is now, under its lock.
+          return saveLateTitle(now.prepared.store, id, title)
         }),
         Effect.ignore,
         Effect.forkIn(appScope)
