@@ -4,7 +4,6 @@
  */
 import * as Effect from "effect/Effect"
 import { ConfigError } from "../config/errors.ts"
-import { makeModelClient } from "../providers/registry.ts"
 import type { SessionFlags } from "./flags.ts"
 import { writeStderr } from "./output.ts"
 import { prepareSession } from "./prepare.ts"
@@ -16,9 +15,8 @@ export const chatCommand = (flags: SessionFlags): Effect.Effect<number> =>
       return yield* new ConfigError({ message: "--format json is for scripts: use it with `crystal run` or pipe the prompt on stdin" })
     }
     const prepared = yield* prepareSession(flags, process.cwd(), process.env)
-    const client = yield* makeModelClient(prepared.model, process.env)
     const app = yield* Effect.promise(() => import("../tui/app.ts"))
-    return yield* app.runApp(prepared, client)
+    return yield* app.runApp(prepared, { flags, env: process.env })
   }).pipe(
     Effect.scoped,
     Effect.catchAll((error) =>

@@ -3,19 +3,22 @@
  * status line, on one session. Keys are read raw (see keys.ts); turns run as fibers so that
  * Ctrl+C can interrupt one while the editor stays usable (a prompt sent meanwhile is queued).
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import { startupComplete } from "../../layers/runtime.ts"
-import { startSession } from "../../layers/session.ts"
+import { openSessionHost, type ActiveSession } from "../../layers/session-host.ts"
+import type { Session, SessionServices } from "../../layers/session.ts"
+import type { SessionFlags } from "../cli/flags.ts"
 import type { PreparedSession } from "../cli/prepare.ts"
 import { colorWanted } from "../cli/style.ts"
 import type { ConfigError } from "../config/errors.ts"
 import { ActiveModel } from "../engine/active-model.ts"
 import { Conversation } from "../engine/conversation.ts"
 import { runTurn } from "../engine/turn.ts"
+import { saveLateTitle } from "../session/late-title.ts"
 import { listPromptSets } from "../prompts/sets.ts"
-import type { ModelClientShape } from "../providers/model-client.ts"
 import { commandEntries, findCommand, parseCommandLine, type CommandContext } from "./commands.ts"
 import { acceptCompletion, findCompletion, listWorkspaceFiles, moveSelection, type Completion } from "./completion.ts"
 import { makeDialogs } from "./dialogs.ts"
@@ -34,7 +37,13 @@ import { clipText, wrapLine } from "./width.ts"
 const spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 const exitWindowMs = 2000
 
-export const runApp = (prepared: PreparedSession, client: ModelClientShape): Effect.Effect<number, ConfigError, Scope.Scope> =>
+export interface AppOptions {
+  /** The process's flags and environment, for the sessions /clear, /resume and /fork start. */
+  readonly flags: SessionFlags
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.Effect<number, ConfigError, Scope.Scope> =>
   Effect.gen(function* () {
     const terminal = yield* Effect.acquireRelease(Effect.sync(openTerminal), (opened) => Effect.sync(opened.restore))
     const palette = makePalette(colorWanted(terminal.interactive))
@@ -52,6 +61,7 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
     let hint: { text: string; until: number } | undefined
     let dialogOpen = false
     let turn: Fiber.RuntimeFiber<unknown, unknown> | undefined
+    let commandRunning = false
     let turnStarted = 0
     let tick = 0
     const queue: Array<string> = []
@@ -160,7 +170,12 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
       palette
     )
 
-    const session = yield* startSession(prepared, client, view, dialogs)
+    const host = yield* openSessionHost(prepared, { flags: options.flags, env: options.env, renderer: view, operator: dialogs })
+    /** The session turns and commands run on; it changes with /clear, /resume and /fork. */
+    const session = () => host.current().session
+    const current = () => host.current().prepared
+    // Titles are asked for here rather than in the session's scope, so that a switch does not cut one short.
+    const appScope = yield* Effect.scope
 
     const refreshStatus = () =>
       Effect.runPromise(
@@ -173,16 +188,16 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
             mode: doc.mode,
             approval: doc.approval,
             model: entry.ref,
-            promptSet: listPromptSets(prepared.paths.home, prepared.prompts.promptSet).selected,
+            promptSet: listPromptSets(current().paths.home, current().prompts.promptSet).selected,
             contextUsed: usage === undefined ? 0 : usage.inputTokens + usage.outputTokens,
             contextWindow: entry.capabilities.contextWindow,
-            runningTasks: yield* session.runningTasks
+            runningTasks: yield* session().runningTasks
           }
-        }).pipe(Effect.provide(session.services))
+        }).pipe(Effect.provide(session().services))
       ).then(render, () => render())
 
     const refreshTasks = () =>
-      Effect.runPromise(session.runningTasks).then((running) => {
+      Effect.runPromise(session().runningTasks).then((running) => {
         if (running !== status.runningTasks) {
           status = { ...status, runningTasks: running }
           render()
@@ -202,36 +217,92 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
       else void Effect.runPromise(Fiber.interrupt(running)).then(() => finish(0))
     }
 
+    const switched = (active: ActiveSession, how: "clear" | "resume" | "fork") => {
+      const doc = active.prepared.document
+      const title = doc.title === undefined ? "" : ` · ${doc.title}`
+      const header = {
+        clear: `new session ${doc.id}`,
+        fork: `forked into session ${doc.id} (from ${doc.parent ?? "?"})`,
+        resume: `resumed session ${doc.id}${title}`
+      }[how]
+      commit([palette.dim(header), ...[...active.prepared.notes, ...active.session.notes].map((note) => palette.yellow(note))])
+      if (how === "resume") commit(recap(doc.items, palette, terminal.columns()))
+      void refreshStatus()
+    }
+
     const commandContext: CommandContext = {
-      controls: session.controls,
+      get controls() {
+        return session().controls
+      },
       print: (lines) => commit(lines),
       palette,
       exit,
       disabledTools: prepared.disabledTools,
-      changed: () => void refreshStatus()
+      changed: () => void refreshStatus(),
+      host,
+      switched,
+      pickSession: dialogs.pickSession,
+      sessionId: () => current().document.id
     }
 
-    const startTurn = (text: string) => {
+    /** Runs a turn (or a command that counts as one) as the fiber Ctrl+C interrupts. */
+    const runBusy = (work: Effect.Effect<unknown, never, SessionServices>, label: string | undefined) => {
       turnStarted = Date.now()
-      activity = undefined
-      const fiber = Effect.runFork(
-        runTurn(text, { maxSteps: prepared.maxSteps }).pipe(
-          Effect.provide(session.services),
-          Effect.catchAll((error) => view.failed(error.message)),
-          Effect.onInterrupt(() => Effect.sync(view.interrupted))
-        )
-      )
+      activity = label
+      const fiber = Effect.runFork(work.pipe(Effect.provide(session().services)))
       turn = fiber
       fiber.addObserver(() => {
         turn = undefined
         partial = ""
         commit([""])
         void refreshStatus()
-        const next = queue.shift()
-        if (next !== undefined && !exiting) submit(next, true)
-        else render()
+        runQueued()
       })
     }
+
+    /** The next queued prompt or command, once nothing runs. */
+    const runQueued = () => {
+      const next = queue.shift()
+      if (next !== undefined && !exiting) submit(next, true)
+      else render()
+    }
+
+    /**
+     * Names the session in the background: it never delays the input, and a failure leaves the
+     * session untitled. A switch meanwhile closes the session's scope, and with it its background
+     * saves, so a title that arrives after one is written here.
+     */
+    const nameInBackground = (running: Session, id: string) =>
+      running.nameSession().pipe(
+        Effect.flatMap((title) => {
+          const now = host.current()
+          if (title === undefined || now.session === running) return Effect.void
+          // Resumed again in this process: the open conversation is the one to hold the title.
+          if (now.prepared.document.id === id) {
+            const target = Context.get(now.session.services, Conversation)
+            return target.update((doc) => (doc.title === undefined ? { ...doc, title } : doc)).pipe(Effect.zipRight(target.flush))
+          }
+          // Closed: never write from the stale in-memory copy; the file as it is now, under its lock.
+          return saveLateTitle(now.prepared.store, id, title)
+        }),
+        Effect.ignore,
+        Effect.forkIn(appScope)
+      )
+
+    const startTurn = (text: string) => {
+      const running = session()
+      const id = current().document.id
+      runBusy(
+        runTurn(text, { maxSteps: current().maxSteps }).pipe(
+          Effect.tap((outcome) => (outcome._tag === "Answered" ? nameInBackground(running, id) : Effect.void)),
+          Effect.catchAll((error) => view.failed(error.message)),
+          Effect.onInterrupt(() => Effect.sync(view.interrupted))
+        ),
+        undefined
+      )
+    }
+
+    const commandFailed = (error: { readonly message: string }) => Effect.sync(() => commit([palette.yellow(error.message)]))
 
     cancelTurn = () => {
       if (turn !== undefined) Effect.runFork(Fiber.interrupt(turn))
@@ -245,12 +316,17 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
         commit([palette.red(`unknown command /${parsed.name} · /help lists them`)])
         return true
       }
-      void Effect.runPromise(
-        command.run(parsed.args, commandContext).pipe(
-          Effect.provide(session.services),
-          Effect.catchAll((error) => Effect.sync(() => commit([palette.red(error.message)])))
-        )
-      ).then(render)
+      const work = command.run(parsed.args, commandContext).pipe(Effect.catchAll(commandFailed))
+      if (command.asTurn !== undefined) {
+        runBusy(work.pipe(Effect.onInterrupt(() => Effect.sync(() => commit([palette.yellow("⏹ cancelled")])))), command.asTurn)
+        return true
+      }
+      // Until it ends (a switch of session, a picker), what is sent waits, as during a turn.
+      commandRunning = true
+      void Effect.runPromise(work.pipe(Effect.provide(session().services))).then(() => {
+        commandRunning = false
+        runQueued()
+      })
       return true
     }
 
@@ -261,7 +337,7 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
         history = historyRecord(history, text)
         void saveHistory(historyPath, workspace, history.entries).catch(() => {})
       }
-      if (turn !== undefined) {
+      if (turn !== undefined || commandRunning) {
         queue.push(text)
         render()
         return
@@ -392,7 +468,7 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
     commit([
       `${palette.bold("Crystal")} ${palette.dim(`· ${prepared.model.ref} · ${workspace}`)}`,
       palette.dim(`session ${id}${prepared.resumed ? " (resumed)" : ""} · /help for commands and keys · Ctrl+D leaves`),
-      ...[...prepared.notes, ...session.notes].map((note) => palette.yellow(note)),
+      ...[...prepared.notes, ...session().notes].map((note) => palette.yellow(note)),
       ""
     ])
     if (prepared.resumed) commit(recap(prepared.document.items, palette, terminal.columns()))
@@ -414,6 +490,6 @@ export const runApp = (prepared: PreparedSession, client: ModelClientShape): Eff
     )
     screen.clear()
     terminal.restore()
-    terminal.write(palette.dim(`session saved · resume it with: crystal --resume ${id}\n`))
+    terminal.write(palette.dim(`session saved · resume it with: crystal --resume ${current().document.id}\n`))
     return code
   })

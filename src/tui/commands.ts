@@ -3,6 +3,7 @@
  * between turns on the session's engine APIs; a new command is one more entry in `slashCommands`.
  */
 import * as Effect from "effect/Effect"
+import type { ActiveSession, SessionHostShape } from "../../layers/session-host.ts"
 import type { SessionServices } from "../../layers/session.ts"
 import type { Access } from "../approval/path-fence.ts"
 import { approvalModeMeanings, approvalModes, type ApprovalMode } from "../approval/policy.ts"
@@ -11,6 +12,8 @@ import { ActiveModel } from "../engine/active-model.ts"
 import type { SessionControls } from "../engine/session-controls.ts"
 import { Toolbox } from "../engine/toolbox.ts"
 import type { AttachmentAction } from "../prompts/attachments.ts"
+import type { SessionSummary } from "../session/store.ts"
+import { MarkdownStream } from "./markdown.ts"
 import type { Palette } from "./palette.ts"
 
 export interface CommandContext {
@@ -21,6 +24,12 @@ export interface CommandContext {
   readonly disabledTools: ReadonlyArray<string>
   /** The session changed (mode, model, prompts…): refresh what shows it. */
   readonly changed: () => void
+  /** /clear, /resume, /fork, /export. */
+  readonly host: Pick<SessionHostShape, "clear" | "resume" | "fork" | "exportTo" | "list">
+  /** The host switched to another session: show it and run the next turns on it. */
+  readonly switched: (active: ActiveSession, how: "clear" | "resume" | "fork") => void
+  readonly pickSession: (sessions: ReadonlyArray<SessionSummary>) => Effect.Effect<string | undefined>
+  readonly sessionId: () => string
 }
 
 export type CommandEffect = Effect.Effect<void, { readonly message: string }, SessionServices>
@@ -30,6 +39,8 @@ export interface SlashCommand {
   readonly aliases?: ReadonlyArray<string>
   readonly usage?: string
   readonly description: string
+  /** Runs like a turn (spinner, prompts queued meanwhile, Ctrl+C cancels), with this activity line. */
+  readonly asTurn?: string
   readonly run: (args: string, context: CommandContext) => CommandEffect
 }
 
@@ -208,6 +219,78 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
           const todos = doc.todos ?? []
           const mark = { pending: "☐", in_progress: "◐", completed: "☑" } as const
           return say(context, ...(todos.length === 0 ? ["no todos"] : todos.map((todo) => `${mark[todo.status]} ${todo.content} ${context.palette.dim(`(${todo.priority})`)}`)))
+        })
+      )
+  },
+  {
+    name: "clear",
+    description: "start a new session (same workspace, model, mode, approval)",
+    run: (_args, context) => context.host.clear.pipe(Effect.tap((active) => Effect.sync(() => context.switched(active, "clear"))))
+  },
+  {
+    name: "resume",
+    usage: "[ID]",
+    description: "continue a saved session of this workspace (ID or unique prefix; none: pick)",
+    run: (args, context) =>
+      Effect.gen(function* () {
+        let id: string | undefined = args
+        if (id === "") {
+          const others = (yield* context.host.list).sessions.filter((session) => session.id !== context.sessionId())
+          if (others.length === 0) return context.print(["no other saved session in this workspace"])
+          id = yield* context.pickSession(others)
+          if (id === undefined) return
+        }
+        const active = yield* context.host.resume(id)
+        context.switched(active, "resume")
+      })
+  },
+  {
+    name: "fork",
+    description: "copy this session under a new id and go on in the copy",
+    run: (_args, context) => context.host.fork.pipe(Effect.tap((active) => Effect.sync(() => context.switched(active, "fork"))))
+  },
+  {
+    name: "export",
+    usage: "[FILE]",
+    description: "write the session as one JSON file (default ./crystal-session-ID.json)",
+    run: (args, context) =>
+      context.host.exportTo(args === "" ? undefined : args).pipe(
+        Effect.flatMap((result) =>
+          say(
+            context,
+            `exported to ${result.file}`,
+            ...(result.missingImages.length === 0 ? [] : [context.palette.yellow(`${result.missingImages.length} image(s) missing from the media store were left out`)])
+          )
+        )
+      )
+  },
+  {
+    name: "compact",
+    usage: "[INSTRUCTIONS]",
+    description: "summarise the earlier conversation to free context (the history stays on disk)",
+    asTurn: "compacting…",
+    run: (args, context) =>
+      // Compacted and Failed are told by the renderer's note; a refusal is said here.
+      context.controls.compact(args === "" ? undefined : args).pipe(
+        Effect.flatMap((outcome) => (outcome._tag === "Refused" ? say(context, `/compact: ${outcome.reason}`) : Effect.sync(context.changed)))
+      )
+  },
+  {
+    name: "side",
+    usage: "QUESTION",
+    description: "a quick question on the conversation so far; not kept in it",
+    asTurn: "answering the side question…",
+    run: (args, context) =>
+      context.controls.side(args).pipe(
+        Effect.flatMap((answer) => {
+          const markdown = new MarkdownStream(context.palette)
+          return say(
+            context,
+            context.palette.cyan(`side answer ${context.palette.dim(`· ${answer.model} · not kept in the conversation`)}`),
+            ...markdown.push(`${answer.text}\n`),
+            ...markdown.end(),
+            context.palette.dim("── end of side answer ──")
+          )
         })
       )
   },

@@ -6,6 +6,7 @@
 import * as Effect from "effect/Effect"
 import type { Readable, Writable } from "node:stream"
 import type { ApprovalAnswer, ApprovalRequest, OperatorShape, Question, QuestionAnswer, QuestionsOutcome } from "../engine/operator.ts"
+import type { SessionSummary } from "../session/store.ts"
 import type { Palette } from "./palette.ts"
 import { callDiff } from "./turn-view.ts"
 
@@ -25,7 +26,14 @@ const customValue = "\u0000custom"
 
 type Clack = typeof import("@clack/prompts")
 
-export const makeDialogs = (host: DialogHost, palette: Palette): OperatorShape => {
+export interface Dialogs extends OperatorShape {
+  /** /resume's picker: the chosen session's id, or undefined when dismissed. */
+  readonly pickSession: (sessions: ReadonlyArray<SessionSummary>) => Effect.Effect<string | undefined>
+}
+
+const when = (iso: string): string => iso.slice(0, 16).replace("T", " ")
+
+export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
   let clack: Clack | undefined
   /** Runs one dialog with the keyboard handed to clack, noticing Ctrl+C on the way. */
   const dialog = <A>(body: (prompts: Clack, io: { input: Readable; output: Writable }) => Promise<A>): Effect.Effect<A> =>
@@ -135,6 +143,16 @@ export const makeDialogs = (host: DialogHost, palette: Palette): OperatorShape =
         return prompts.isCancel(answer) ? false : answer
       }),
     approve,
-    askQuestions
+    askQuestions,
+    pickSession: (sessions) =>
+      dialog(async (prompts, io) => {
+        const options = sessions.map((session) => ({
+          value: session.id,
+          label: session.title ?? "(untitled)",
+          hint: `${when(session.updatedAt)} · ${session.messageCount} message${session.messageCount === 1 ? "" : "s"} · ${session.id}`
+        }))
+        const choice = await prompts.select({ message: "Resume which session?", options, maxItems: 10, ...io })
+        return prompts.isCancel(choice) ? undefined : choice
+      })
   }
 }

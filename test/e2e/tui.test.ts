@@ -7,7 +7,7 @@ import * as path from "node:path"
 import { execFileSync } from "node:child_process"
 import { afterEach, describe, expect, it } from "vitest"
 import { crystalBinary, makeSandbox, readSession, runCrystal, sessionFiles, writeLocalConfig, type Sandbox } from "../support/crystal.ts"
-import { startFakeLlm, type FakeLlm } from "../support/fake-llm/server.ts"
+import { startFakeLlm, type FakeLlm, type RecordedRequest, type Reply } from "../support/fake-llm/server.ts"
 import { openTerminal, tmuxAvailable, type Terminal } from "../support/tmux.ts"
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -16,6 +16,12 @@ afterEach(async () => {
 })
 
 const ready = /approval default · local\/test-model/
+
+// After a session's first answered turn the UI asks for its title in the background (one more request).
+const title = { text: "Greeting the user" }
+const isTitleRequest = (request: RecordedRequest) => JSON.stringify(request.body).includes("Name this coding session")
+/** For a reply that may race the title request: whichever arrives first gets its own answer. */
+const titleOr = (reply: Reply): Reply => (request) => (isTitleRequest(request) ? title : typeof reply === "function" ? reply(request) : reply)
 
 describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
   const start = async (options: { env?: Record<string, string>; files?: Record<string, string>; args?: Array<string> } = {}) => {
@@ -32,6 +38,16 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     return { sandbox, fake, terminal }
   }
 
+  /** The saved sessions, once one has this title (titles are written in the background). */
+  const titled = async (sandbox: Sandbox, title: string) => {
+    for (let tries = 0; tries < 100; tries++) {
+      const sessions = await Promise.all((await sessionFiles(sandbox)).map(readSession))
+      if (sessions.some((doc) => doc["title"] === title)) return sessions
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    throw new Error(`no session titled "${title}"`)
+  }
+
   const userItems = async (sandbox: Sandbox) => {
     const [file] = await sessionFiles(sandbox)
     return (await readSession(file ?? "")).items
@@ -41,6 +57,7 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     const { sandbox, fake, terminal } = await start()
     fake.script([
       { text: ["# Plan\n", "Use **bold** and `code`:\n", "- one\n- two\n", "```sh\nnpm test\n```\nDone."], chunkDelayMs: 30 },
+      title,
       { text: "Second answer." }
     ])
     terminal.type("what does the readme say?")
@@ -49,6 +66,7 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     expect(screen).toContain("› what does the readme say?")
     // NO_COLOR keeps the Markdown source as it is.
     expect(screen).toMatch(/# Plan\nUse \*\*bold\*\* and `code`:\n- one\n- two\n```sh\nnpm test\n```\nDone\./)
+    expect(isTitleRequest(await fake.waitForRequest(2))).toBe(true)
     // Up brings the last prompt back; Enter sends it again.
     terminal.press("Up")
     await terminal.waitFor(/^› what does the readme say\?\s*$/m)
@@ -60,6 +78,8 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     // stty after exit: line editing, echo and signals are back on (a "-" prefix would mean off).
     expect(end).toMatch(/^STTY: isig icanon echo\s*$/m)
     expect((await userItems(sandbox)).filter((item) => item["_tag"] === "user")).toHaveLength(2)
+    const [file] = await sessionFiles(sandbox)
+    expect((await readSession(file ?? ""))["title"]).toBe("Greeting the user")
     const history = await fs.readdir(path.join(sandbox.home, "history"))
     expect(history).toHaveLength(1)
   })
@@ -224,7 +244,7 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     await terminal.waitFor(/^› look at @src\/parser\.ts\s*$/m)
     terminal.press("Escape")
     await terminal.waitFor(/^› Ask anything/m)
-    fake.script([{ text: ["One ", "moment ", "please."], chunkDelayMs: 300 }, { text: "Second reply." }])
+    fake.script([{ text: ["One ", "moment ", "please."], chunkDelayMs: 300 }, titleOr({ text: "Second reply." }), titleOr({ text: "Second reply." })])
     terminal.type("first")
     terminal.press("Enter")
     await terminal.waitFor(/One/)
@@ -252,6 +272,91 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     terminal.type("and later?")
     terminal.press("Enter")
     await terminal.waitFor(/Later answer\./)
+  })
+
+  it("/clear starts a new session file, and /resume's picker brings the first one back with its recap", async () => {
+    const { sandbox, fake, terminal } = await start()
+    // The title streams slowly, so /clear ends the first session before it arrives: it must still land in that session.
+    const slowTitle = { text: ["Greeting ", "the user"], chunkDelayMs: 400 }
+    fake.script([{ text: "First answer." }, slowTitle, { text: "Fresh answer." }, { text: "Second topic" }, { text: "Back in the first." }])
+    terminal.type("hello")
+    terminal.press("Enter")
+    await terminal.waitFor(/First answer\./)
+    await fake.waitForRequest(2)
+    terminal.type("/clear")
+    terminal.press("Enter")
+    await terminal.waitFor(/new session \d{8}-/)
+    terminal.type("again")
+    terminal.press("Enter")
+    await terminal.waitFor(/Fresh answer\./)
+    await fake.waitForRequest(4)
+    await titled(sandbox, "Second topic")
+    const sessions = await titled(sandbox, "Greeting the user")
+    expect(sessions.map((doc) => doc.items.filter((item) => item["_tag"] === "user").map((item) => item["text"])).sort()).toEqual([["again"], ["hello"]])
+    // The fake's first message (the system text) is followed only by "again": the new session starts empty.
+    expect((fake.requests[2]?.body as { messages: Array<{ role: string }> }).messages.map((message) => message.role)).toEqual(["system", "user"])
+
+    terminal.type("/resume")
+    terminal.press("Enter")
+    // The picker offers the workspace's other sessions: the first one, under its title.
+    const picker = await terminal.waitFor(/Resume which session\?[\s\S]*Greeting the user \(.*2 messages/)
+    expect(picker).not.toContain("Second topic")
+    terminal.press("Enter")
+    await terminal.waitFor(/resumed session \S+ · Greeting the user\n› hello\nFirst answer\.\n── resumed ──/)
+    terminal.type("and now?")
+    terminal.press("Enter")
+    await terminal.waitFor(/Back in the first\./)
+    const first = sessions.find((doc) => doc["title"] === "Greeting the user")
+    const users = (await readSession(path.join(sandbox.home, "sessions", `${String(first?.["id"])}.json`))).items.filter((item) => item["_tag"] === "user")
+    expect(users.map((item) => item["text"])).toEqual(["hello", "and now?"])
+  })
+
+  it("/fork goes on in a copy naming its parent, and /export writes the session to a file", async () => {
+    const { sandbox, fake, terminal } = await start()
+    fake.script([{ text: "Answer." }, title])
+    terminal.type("hello")
+    terminal.press("Enter")
+    await terminal.waitFor(/Answer\./)
+    await fake.waitForRequest(2)
+    terminal.type("/fork")
+    terminal.press("Enter")
+    const forked = /forked into session (\S+) \(from (\S+)\)/.exec(await terminal.waitFor(/forked into session \S+ \(from \S+\)/))
+    const [, forkId, parentId] = forked ?? []
+    const copy = await readSession(path.join(sandbox.home, "sessions", `${forkId}.json`))
+    expect(copy).toMatchObject({ parent: parentId })
+    expect(copy.items.map((item) => item["_tag"])).toEqual(["user", "assistant"])
+    terminal.type("/export out/session.json")
+    terminal.press("Enter")
+    await terminal.waitFor(/exported to \S+session\.json/)
+    const exported = JSON.parse(await fs.readFile(path.join(sandbox.workspace, "out", "session.json"), "utf8"))
+    expect(exported.session).toMatchObject({ id: forkId, parent: parentId })
+  })
+
+  it("/compact sends a summary request and says so; /side shows an answer that the session does not keep", async () => {
+    const { sandbox, fake, terminal } = await start()
+    fake.script([{ text: "First." }, title, { text: "Second." }, { text: "The operator said one, then two." }, { text: "A side **answer**." }])
+    terminal.type("one")
+    terminal.press("Enter")
+    await terminal.waitFor(/First\./)
+    await fake.waitForRequest(2)
+    terminal.type("two")
+    terminal.press("Enter")
+    await terminal.waitFor(/Second\./)
+    terminal.type("/compact keep the numbers")
+    terminal.press("Enter")
+    await terminal.waitFor(/Compacted the conversation: 2 earlier messages summarised, 2 kept verbatim/)
+    const summary = JSON.stringify(fake.requests[3]?.body)
+    expect(summary).toContain("The conversation to summarise")
+    expect(summary).toContain("keep the numbers")
+    const [file] = await sessionFiles(sandbox)
+    const before = await fs.readFile(file ?? "", "utf8")
+    expect(JSON.parse(before).items.at(-1)).toMatchObject({ _tag: "compaction", summary: "The operator said one, then two." })
+
+    terminal.type("/side what came first?")
+    terminal.press("Enter")
+    await terminal.waitFor(/side answer · local\/test-model · not kept in the conversation\nA side \*\*answer\*\*\.\n── end of side answer ──/)
+    expect(JSON.stringify(fake.requests[4]?.body)).toContain("what came first?")
+    expect(await fs.readFile(file ?? "", "utf8")).toBe(before)
   })
 
   it("gives the terminal back on SIGTERM, with the session saved", async () => {

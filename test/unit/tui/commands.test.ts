@@ -1,0 +1,72 @@
+/** The session commands on a stub host: what they ask the host for and what they print. */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import { describe, expect, it } from "vitest"
+import type { ActiveSession } from "../../../layers/session-host.ts"
+import type { SessionServices } from "../../../layers/session.ts"
+import type { SessionSummary } from "../../../src/session/store.ts"
+import { findCommand, type CommandContext } from "../../../src/tui/commands.ts"
+import { makePalette } from "../../../src/tui/palette.ts"
+
+const summary = (id: string, title?: string): SessionSummary => ({
+  id,
+  workspace: "/ws",
+  title,
+  model: "local/test-model",
+  createdAt: "2026-11-30T10:00:00.000Z",
+  updatedAt: "2026-11-30T10:05:00.000Z",
+  messageCount: 2,
+  parent: undefined
+})
+
+const stub = (sessions: ReadonlyArray<SessionSummary>, picked: string | undefined) => {
+  const printed: Array<string> = []
+  const calls: Array<string> = []
+  const active = { prepared: { document: { id: "picked" } } } as unknown as ActiveSession
+  const context = {
+    print: (lines: ReadonlyArray<string>) => printed.push(...lines),
+    palette: makePalette(false),
+    sessionId: () => "current",
+    switched: (_active: ActiveSession, how: string) => calls.push(`switched ${how}`),
+    pickSession: (offered: ReadonlyArray<SessionSummary>) =>
+      Effect.sync(() => {
+        calls.push(`picker ${offered.map((session) => session.id).join(",")}`)
+        return picked
+      }),
+    host: {
+      list: Effect.succeed({ sessions, unreadable: [] }),
+      resume: (id: string) => Effect.sync(() => (calls.push(`resume ${id}`), active)),
+      exportTo: (file?: string) => Effect.succeed({ file: `/ws/${file ?? "crystal-session-current.json"}`, missingImages: [] })
+    }
+  } as unknown as CommandContext
+  const run = (name: string, args: string) =>
+    Effect.runPromise(findCommand(name)?.run(args, context).pipe(Effect.provide(Context.empty() as Context.Context<SessionServices>)) ?? Effect.void)
+  return { printed, calls, run }
+}
+
+describe("session commands", () => {
+  it("/resume without an ID offers the other sessions and resumes the one picked", async () => {
+    const { calls, run } = stub([summary("current", "Now"), summary("older", "Before")], "older")
+    await run("resume", "")
+    expect(calls).toEqual(["picker older", "resume older", "switched resume"])
+  })
+
+  it("/resume with an ID goes straight there; a dismissed picker or no other session changes nothing", async () => {
+    const direct = stub([], undefined)
+    await direct.run("resume", "2026")
+    expect(direct.calls).toEqual(["resume 2026", "switched resume"])
+    const dismissed = stub([summary("current"), summary("older")], undefined)
+    await dismissed.run("resume", "")
+    expect(dismissed.calls).toEqual(["picker older"])
+    const alone = stub([summary("current")], undefined)
+    await alone.run("resume", "")
+    expect(alone.calls).toEqual([])
+    expect(alone.printed).toEqual(["no other saved session in this workspace"])
+  })
+
+  it("/export names the file written", async () => {
+    const { printed, run } = stub([], undefined)
+    await run("export", "out.json")
+    expect(printed).toEqual(["exported to /ws/out.json"])
+  })
+})
