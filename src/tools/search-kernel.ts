@@ -54,6 +54,14 @@ export interface SearchKernel {
    * stem ids, each once, and their frequency with DEF_FLAG), `docLength` the number of tokens.
    */
   indexFile(file: string): { status: number; size: number; mtimeMs: number; count: number; docLength: number }
+  /**
+   * Reads one file into `buffer()` (status FILE_INDEXED when read: `n` bytes), or says why not:
+   * FILE_TOO_BIG, FILE_UNREADABLE. indexFile is readFile then indexContent.
+   */
+  readFile(file: string): { status: number; size: number; mtimeMs: number; n: number }
+  readonly buffer: () => Uint8Array
+  /** Indexes a file's bytes as read (FILE_INDEXED, or FILE_BINARY for binary content). */
+  indexContent(bytes: Uint8Array, length: number): { status: number; count: number; docLength: number }
   /** Tokenizes text already in memory (UTF-8 bytes), as indexFile does with a file's bytes. */
   indexBytes(bytes: Uint8Array, length: number): { count: number; docLength: number }
   readonly terms: () => Int32Array
@@ -490,12 +498,12 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKe
 
   let buffer = new Uint8Array(1 << 16)
 
-  const indexFile = (file: string): { status: number; size: number; mtimeMs: number; count: number; docLength: number } => {
+  const readFile = (file: string): { status: number; size: number; mtimeMs: number; n: number } => {
     let fd: number
     try {
       fd = fs.openSync(file, "r")
     } catch {
-      return { status: 3, size: 0, mtimeMs: 0, count: 0, docLength: 0 }
+      return { status: 3, size: 0, mtimeMs: 0, n: 0 }
     }
     let size = 0
     let mtimeMs = 0
@@ -504,22 +512,24 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKe
       const stat = fs.fstatSync(fd)
       size = stat.size
       mtimeMs = stat.mtimeMs
-      if (!stat.isFile()) return { status: 3, size, mtimeMs, count: 0, docLength: 0 }
-      if (size > config.maxFileBytes) return { status: 1, size, mtimeMs, count: 0, docLength: 0 }
+      if (!stat.isFile()) return { status: 3, size, mtimeMs, n: 0 }
+      if (size > config.maxFileBytes) return { status: 1, size, mtimeMs, n: 0 }
       if (buffer.length < size + 1) buffer = new Uint8Array(Math.max(size + 1, buffer.length * 2))
       for (;;) {
         const got = fs.readSync(fd, buffer, n, buffer.length - n, n)
         if (got === 0) break
         n += got
+        // A short read at or past the size fstat gave is the end: no extra read to see 0 bytes.
+        if (n >= size && n < buffer.length) break
         if (n === buffer.length) {
-          if (n > config.maxFileBytes) return { status: 1, size: n, mtimeMs, count: 0, docLength: 0 }
+          if (n > config.maxFileBytes) return { status: 1, size: n, mtimeMs, n: 0 }
           const grown = new Uint8Array(buffer.length * 2)
           grown.set(buffer)
           buffer = grown
         }
       }
     } catch {
-      return { status: 3, size, mtimeMs, count: 0, docLength: 0 }
+      return { status: 3, size, mtimeMs, n: 0 }
     } finally {
       try {
         fs.closeSync(fd)
@@ -527,18 +537,30 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKe
         // already closed
       }
     }
-    let bytes = buffer
+    return { status: 0, size, mtimeMs, n }
+  }
+
+  const indexContent = (content: Uint8Array, length: number): { status: number; count: number; docLength: number } => {
+    let bytes = content
+    let n = length
     // A byte-order mark selects UTF-16 (as grep does): index its UTF-8 form.
     if (n >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
       const text = new TextDecoder(bytes[0] === 0xff ? "utf-16le" : "utf-16be").decode(bytes.subarray(0, n))
-      if (text.includes("\0")) return { status: 2, size, mtimeMs, count: 0, docLength: 0 }
+      if (text.includes("\0")) return { status: 2, count: 0, docLength: 0 }
       bytes = encoder.encode(text)
       n = bytes.length
     } else if (!isText(bytes, n)) {
-      return { status: 2, size, mtimeMs, count: 0, docLength: 0 }
+      return { status: 2, count: 0, docLength: 0 }
     }
     const { count, docLength } = indexBytes(bytes, n)
-    return { status: 0, size, mtimeMs, count, docLength }
+    return { status: 0, count, docLength }
+  }
+
+  const indexFile = (file: string): { status: number; size: number; mtimeMs: number; count: number; docLength: number } => {
+    const read = readFile(file)
+    if (read.status !== 0) return { status: read.status, size: read.size, mtimeMs: read.mtimeMs, count: 0, docLength: 0 }
+    const { status, count, docLength } = indexContent(buffer, read.n)
+    return { status, size: read.size, mtimeMs: read.mtimeMs, count, docLength }
   }
 
   const takeNewStems = (): { firstNew: number; stems: Array<string> } => {
@@ -549,6 +571,9 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKe
 
   return {
     indexFile,
+    readFile,
+    buffer: () => buffer,
+    indexContent,
     indexBytes,
     terms: () => outTerms,
     tfs: () => outTfs,
