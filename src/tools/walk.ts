@@ -125,10 +125,15 @@ export const loadAncestorIgnoreFiles = async (root: string, start: string): Prom
   return result
 }
 
-const kindOf = async (dirent: Dirent, full: string): Promise<EntryKind | undefined> => {
+/** The kind of an entry: from the directory listing, or (when it does not say) from lstat. */
+const kindOf = (dirent: Dirent): EntryKind | undefined => {
   if (dirent.isSymbolicLink()) return "symlink"
   if (dirent.isDirectory()) return "dir"
   if (dirent.isFile()) return "file"
+  return undefined
+}
+
+const lstatKind = async (full: string): Promise<EntryKind | undefined> => {
   try {
     const stat = await fs.lstat(full)
     return stat.isSymbolicLink() ? "symlink" : stat.isDirectory() ? "dir" : stat.isFile() ? "file" : "other"
@@ -225,10 +230,10 @@ export class WalkDir {
     } catch {
       return []
     }
-    const names = new Set(dirents.map((dirent) => dirent.name))
     const texts: Partial<Record<IgnoreFileName, string>> = {}
-    for (const name of IGNORE_FILE_NAMES) {
-      if (!names.has(name)) continue
+    for (const dirent of dirents) {
+      const name = dirent.name as IgnoreFileName
+      if (name.charCodeAt(0) !== 46 || !IGNORE_FILE_NAMES.includes(name)) continue
       const text = await readText(path.join(this.path, name))
       if (text !== undefined) texts[name] = text
     }
@@ -237,9 +242,11 @@ export class WalkDir {
 
     dirents.sort((a, b) => compareNames(a.name, b.name))
     const result: Array<WalkEntry> = []
+    // path.join once per directory, not per entry (names hold no separator).
+    const prefix = path.join(this.path, "_").slice(0, -1)
     for (const dirent of dirents) {
-      const full = path.join(this.path, dirent.name)
-      const kind = await kindOf(dirent, full)
+      const full = prefix + dirent.name
+      const kind = kindOf(dirent) ?? (await lstatKind(full))
       if (kind === undefined) continue
       const relative = this.relative === "" ? dirent.name : `${this.relative}/${dirent.name}`
       if (!this.selected(dirent.name, relative, kind)) continue
