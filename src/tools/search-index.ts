@@ -457,6 +457,7 @@ export class SearchIndex {
         const leftovers = await pool.finish()
         await this.indexOnThisThread(leftovers)
       }
+      this.kernel ??= makeKernel(pending.length)
       await this.indexOnThisThread(pending.splice(0))
     } finally {
       pool.close()

@@ -79,7 +79,11 @@ export interface SearchKernel {
   isText(bytes: Uint8Array, length: number): boolean
 }
 
-export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKernel {
+/**
+ * `expectedFiles`: how many files this kernel is about to index (a cold build), to size its tables
+ * once rather than rehash them as they fill.
+ */
+export function searchKernel(config: SearchKernelConfig, fs: KernelFs, expectedFiles = 0): SearchKernel {
   const SEP = 0
   const LOWER = 1
   const UPPER = 2
@@ -92,6 +96,12 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKe
   const MAX_DIGITS = 6
   const DEF = 1 << 24
   const SNIFF = 8192
+  /** A table of at least `want` slots (a power of two), between `min` and 1M. */
+  const tableSize = (want: number, min: number): number => {
+    let size = min
+    while (size < want && size < 1 << 20) size *= 2
+    return size
+  }
 
   const stop = new Set(config.stopWords)
   const decl = new Set(config.declKeywords)
@@ -165,7 +175,9 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKe
 
   // ---- terms: lower-cased subwords, interned by a hash of their bytes ------------------------------
   // Open addressing, four ints per slot: [hash 1, hash 2, byte length + 1, term id (-1: not kept)].
-  let termCap = 1 << 12
+  // A large tree (25k files of node_modules) has ≈ 4 distinct words and 9 distinct identifiers per
+  // file; tables stay at most half full.
+  let termCap = tableSize(expectedFiles * 8, 1 << 12)
   let termTable = new Int32Array(termCap * 4)
   let termN = 0
   const termList: Array<string> = []
@@ -296,7 +308,7 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKe
   // ---- identifiers: hash of raw bytes → their term ids ----------------------------------------------
   // Open addressing, four ints per slot so that a probe touches one cache line:
   // [hash 1, hash 2, length | term count << 8 | declaration keyword << 16 | used << 24, pool start].
-  let identCap = 1 << 14
+  let identCap = tableSize(expectedFiles * 16, 1 << 14)
   let table = new Int32Array(identCap * 4)
   let identN = 0
   let pool = new Int32Array(1 << 14)
