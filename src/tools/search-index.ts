@@ -67,6 +67,8 @@ export interface SearchIndexOptions {
 }
 const WORKER_BATCH = 96
 const WALK_CONCURRENCY = 8
+/** Entries (distinct stems) per file a cold build makes room for: 64 on 25k files of node_modules. */
+const ENTRIES_PER_FILE = 80
 
 const K1 = 1.2
 const B = 0.75
@@ -383,6 +385,17 @@ export class SearchIndex {
     this.fwdUsed = used
   }
 
+  /** Sizes the entry arrays for a cold build (instead of doubling them, copies and all, as they fill). */
+  private reserveEntries(size: number): void {
+    if (size <= this.fwdStems.length) return
+    const stems = new Int32Array(size)
+    stems.set(this.fwdStems.subarray(0, this.fwdUsed))
+    const tfs = new Int32Array(size)
+    tfs.set(this.fwdTfs.subarray(0, this.fwdUsed))
+    this.fwdStems = stems
+    this.fwdTfs = tfs
+  }
+
   /** Makes room for `needed` entries: drops dead segments when they are many, else grows. */
   private compactOrGrow(needed: number): void {
     if (this.fwdDead > (1 << 16) && this.fwdDead * 2 > this.fwdUsed) {
@@ -458,6 +471,7 @@ export class SearchIndex {
         await this.indexOnThisThread(leftovers)
       }
       this.kernel ??= makeKernel(pending.length)
+      this.reserveEntries(pending.length * ENTRIES_PER_FILE)
       await this.indexOnThisThread(pending.splice(0))
     } finally {
       pool.close()

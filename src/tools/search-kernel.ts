@@ -311,7 +311,8 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs, expectedF
   let identCap = tableSize(expectedFiles * 16, 1 << 14)
   let table = new Int32Array(identCap * 4)
   let identN = 0
-  let pool = new Int32Array(1 << 14)
+  // ≈ 2 stems per identifier.
+  let pool = new Int32Array(tableSize(expectedFiles * 24, 1 << 14))
   let poolN = 0
   const RECENT_MASK = 16383
   const recent = new Int32Array((RECENT_MASK + 1) * 4)
