@@ -155,6 +155,16 @@ const growInt32 = (array: Int32Array, needed: number): Int32Array => {
   return grown
 }
 
+/** A directory's mtime, or undefined when it is not (or no longer) a directory. */
+const dirMtime = (dir: WalkDir): number | undefined => {
+  try {
+    const stat = fs.statSync(dir.path)
+    return stat.isDirectory() ? stat.mtimeMs : undefined
+  } catch {
+    return undefined
+  }
+}
+
 const joinRel = (dir: string, name: string): string => (dir === "" ? name : `${dir}/${name}`)
 const dirOfRel = (rel: string): string => {
   const slash = rel.lastIndexOf("/")
@@ -464,14 +474,14 @@ export class SearchIndex {
       if (pool.started) pool.offer(pending)
     }
     try {
-      await this.walkTree(await WalkDir.open(this.root, this.root), onFile)
+      await this.walkTreeSync(await WalkDir.open(this.root, this.root), onFile)
+      this.reserveEntries(this.files.length * ENTRIES_PER_FILE)
+      if (pool.size === 0) this.kernel ??= makeKernel(this.files.length)
       if (pool.started) {
         pool.offer(pending, true)
         const leftovers = await pool.finish()
         await this.indexOnThisThread(leftovers)
       }
-      this.kernel ??= makeKernel(pending.length)
-      this.reserveEntries(pending.length * ENTRIES_PER_FILE)
       await this.indexOnThisThread(pending.splice(0))
     } finally {
       pool.close()
@@ -535,16 +545,32 @@ export class SearchIndex {
   }
 
   private async visitDir(dir: WalkDir, onFile: (rel: string) => void): Promise<Array<WalkDir>> {
-    let mtimeMs: number
     const listedAt = Date.now()
-    try {
-      const stat = fs.statSync(dir.path)
-      if (!stat.isDirectory()) return []
-      mtimeMs = stat.mtimeMs
-    } catch {
-      return []
+    const mtimeMs = dirMtime(dir)
+    return mtimeMs === undefined ? [] : this.recordDir(dir, mtimeMs, listedAt, await dir.entries(), onFile)
+  }
+
+  /**
+   * The cold build's walk: as walkTree, listing one directory at a time synchronously (a promise
+   * per directory cost more than the listing), yielding to the event loop every ~15 ms.
+   */
+  private async walkTreeSync(start: WalkDir, onFile: (rel: string) => void): Promise<void> {
+    const queue: Array<WalkDir> = [start]
+    let slice = performance.now()
+    while (queue.length > 0) {
+      const dir = queue.pop()!
+      const listedAt = Date.now()
+      const mtimeMs = dirMtime(dir)
+      if (mtimeMs !== undefined) for (const child of this.recordDir(dir, mtimeMs, listedAt, dir.entriesSync(), onFile)) queue.push(child)
+      if (performance.now() - slice > 15) {
+        await yieldToLoop()
+        slice = performance.now()
+      }
     }
-    const entries: ReadonlyArray<WalkEntry> = await dir.entries()
+  }
+
+  /** Records a listed directory (mtime before listing, entries); reports its new files, gives its subdirectories. */
+  private recordDir(dir: WalkDir, mtimeMs: number, listedAt: number, entries: ReadonlyArray<WalkEntry>, onFile: (rel: string) => void): Array<WalkDir> {
     const names = new Map<string, "file" | "dir">()
     const children: Array<WalkDir> = []
     for (const entry of entries) {
