@@ -10,12 +10,13 @@
  *   "appears as a declared name". A query scans the segments once (a few ms for 2M entries).
  * No line offsets are kept: snippets come from re-reading the few best files.
  *
- * Building: the walk (walk.ts, the same selection as tree/glob/grep) lists directories
- * concurrently; files are read and tokenized by search-kernel.ts. With 3 cores or more, a large
- * tree is tokenized by worker threads, overlapping the walk: each worker has its own stem
- * dictionary and sends its new stems as strings with every batch, which this thread maps to
- * global stem ids. Otherwise this thread tokenizes after the walk, yielding to the event loop
- * every ~15 ms. Generated files (`*.map`, `*.min.js`...) are listed but never read.
+ * Building: the walk (walk.ts, the same selection as tree/glob/grep) lists directories one at a
+ * time with synchronous calls (refreshes list them concurrently); files are read and tokenized by
+ * search-kernel.ts. With 3 cores or more, a large tree is tokenized by worker threads, overlapping
+ * the walk: each worker has its own stem dictionary and sends its new stems as strings with every
+ * batch, which this thread maps to global stem ids. Otherwise this thread tokenizes after the
+ * walk, with tables sized for the files found, yielding to the event loop every ~15 ms.
+ * Generated files (`*.map`, `*.min.js`...) are listed but never read. See docs/search.md.
  *
  * Freshness: every query stats the known directories (an added, deleted or renamed entry changes
  * its directory's mtime) and re-lists the changed ones; an added, removed or edited ignore file
