@@ -54,14 +54,6 @@ export interface SearchKernel {
    * stem ids, each once, and their frequency with DEF_FLAG), `docLength` the number of tokens.
    */
   indexFile(file: string): { status: number; size: number; mtimeMs: number; count: number; docLength: number }
-  /**
-   * Reads one file into `buffer()` (status FILE_INDEXED when read: `n` bytes), or says why not:
-   * FILE_TOO_BIG, FILE_UNREADABLE. indexFile is readFile then indexContent.
-   */
-  readFile(file: string): { status: number; size: number; mtimeMs: number; n: number }
-  readonly buffer: () => Uint8Array
-  /** Indexes a file's bytes as read (FILE_INDEXED, or FILE_BINARY for binary content). */
-  indexContent(bytes: Uint8Array, length: number): { status: number; count: number; docLength: number }
   /** Tokenizes text already in memory (UTF-8 bytes), as indexFile does with a file's bytes. */
   indexBytes(bytes: Uint8Array, length: number): { count: number; docLength: number }
   readonly terms: () => Int32Array
@@ -511,6 +503,7 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs, expectedF
 
   let buffer = new Uint8Array(1 << 16)
 
+  /** Reads a file into `buffer` (status 0: `n` bytes), or says why not (too big, unreadable). */
   const readFile = (file: string): { status: number; size: number; mtimeMs: number; n: number } => {
     let fd: number
     try {
@@ -553,6 +546,7 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs, expectedF
     return { status: 0, size, mtimeMs, n }
   }
 
+  /** Indexes a file's bytes as read: status 0, or 2 for binary content. */
   const indexContent = (content: Uint8Array, length: number): { status: number; count: number; docLength: number } => {
     let bytes = content
     let n = length
@@ -584,9 +578,6 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs, expectedF
 
   return {
     indexFile,
-    readFile,
-    buffer: () => buffer,
-    indexContent,
     indexBytes,
     terms: () => outTerms,
     tfs: () => outTfs,
