@@ -67,8 +67,11 @@ interface ChildResult {
 
 if (process.argv[2] === "--child") {
   const tree = process.argv[3] ?? ""
-  // Effect is loaded at start-up in Crystal; the search modules are loaded by the first search.
+  // What Crystal loads at start-up (Effect, and the tool registry with tool.ts and effect/Schema)
+  // is not part of the first search; the search modules are loaded by it (builtin.ts imports them
+  // lazily), so their import is timed.
   await import("effect/Effect")
+  await import("../../src/tools/builtin.ts")
   const workers = process.argv[4] === "" || process.argv[4] === undefined ? undefined : Number(process.argv[4])
   const started = performance.now()
   const { resetSearchIndexes, withSearchIndex } = await import("../../src/tools/search-index.ts")

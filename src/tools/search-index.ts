@@ -10,12 +10,13 @@
  *   "appears as a declared name". A query scans the segments once (a few ms for 2M entries).
  * No line offsets are kept: snippets come from re-reading the few best files.
  *
- * Building: the walk (walk.ts, the same selection as tree/glob/grep) lists directories
- * concurrently; files are read and tokenized by search-kernel.ts. With 3 cores or more, a large
- * tree is tokenized by worker threads, overlapping the walk: each worker has its own stem
- * dictionary and sends its new stems as strings with every batch, which this thread maps to
- * global stem ids. Otherwise this thread tokenizes after the walk, yielding to the event loop
- * every ~15 ms. Generated files (`*.map`, `*.min.js`...) are listed but never read.
+ * Building: the walk (walk.ts, the same selection as tree/glob/grep) lists directories one at a
+ * time with synchronous calls (refreshes list them concurrently); files are read and tokenized by
+ * search-kernel.ts. With 3 cores or more, a large tree is tokenized by worker threads, overlapping
+ * the walk: each worker has its own stem dictionary and sends its new stems as strings with every
+ * batch, which this thread maps to global stem ids. Otherwise this thread tokenizes after the
+ * walk, with tables sized for the files found, yielding to the event loop every ~15 ms.
+ * Generated files (`*.map`, `*.min.js`...) are listed but never read. See docs/search.md.
  *
  * Freshness: every query stats the known directories (an added, deleted or renamed entry changes
  * its directory's mtime) and re-lists the changed ones; an added, removed or edited ignore file
@@ -67,6 +68,8 @@ export interface SearchIndexOptions {
 }
 const WORKER_BATCH = 96
 const WALK_CONCURRENCY = 8
+/** Entries (distinct stems) per file a cold build makes room for: 64 on 25k files of node_modules. */
+const ENTRIES_PER_FILE = 80
 
 const K1 = 1.2
 const B = 0.75
@@ -151,6 +154,16 @@ const growInt32 = (array: Int32Array, needed: number): Int32Array => {
   const grown = new Int32Array(Math.max(needed, array.length * 2))
   grown.set(array)
   return grown
+}
+
+/** A directory's mtime, or undefined when it is not (or no longer) a directory. */
+const dirMtime = (dir: WalkDir): number | undefined => {
+  try {
+    const stat = fs.statSync(dir.path)
+    return stat.isDirectory() ? stat.mtimeMs : undefined
+  } catch {
+    return undefined
+  }
 }
 
 const joinRel = (dir: string, name: string): string => (dir === "" ? name : `${dir}/${name}`)
@@ -383,6 +396,17 @@ export class SearchIndex {
     this.fwdUsed = used
   }
 
+  /** Sizes the entry arrays for a cold build (instead of doubling them, copies and all, as they fill). */
+  private reserveEntries(size: number): void {
+    if (size <= this.fwdStems.length) return
+    const stems = new Int32Array(size)
+    stems.set(this.fwdStems.subarray(0, this.fwdUsed))
+    const tfs = new Int32Array(size)
+    tfs.set(this.fwdTfs.subarray(0, this.fwdUsed))
+    this.fwdStems = stems
+    this.fwdTfs = tfs
+  }
+
   /** Makes room for `needed` entries: drops dead segments when they are many, else grows. */
   private compactOrGrow(needed: number): void {
     if (this.fwdDead > (1 << 16) && this.fwdDead * 2 > this.fwdUsed) {
@@ -451,7 +475,9 @@ export class SearchIndex {
       if (pool.started) pool.offer(pending)
     }
     try {
-      await this.walkTree(await WalkDir.open(this.root, this.root), onFile)
+      await this.walkTreeSync(await WalkDir.open(this.root, this.root), onFile)
+      this.reserveEntries(this.files.length * ENTRIES_PER_FILE)
+      if (pool.size === 0) this.kernel ??= makeKernel(this.files.length)
       if (pool.started) {
         pool.offer(pending, true)
         const leftovers = await pool.finish()
@@ -520,16 +546,32 @@ export class SearchIndex {
   }
 
   private async visitDir(dir: WalkDir, onFile: (rel: string) => void): Promise<Array<WalkDir>> {
-    let mtimeMs: number
     const listedAt = Date.now()
-    try {
-      const stat = fs.statSync(dir.path)
-      if (!stat.isDirectory()) return []
-      mtimeMs = stat.mtimeMs
-    } catch {
-      return []
+    const mtimeMs = dirMtime(dir)
+    return mtimeMs === undefined ? [] : this.recordDir(dir, mtimeMs, listedAt, await dir.entries(), onFile)
+  }
+
+  /**
+   * The cold build's walk: as walkTree, listing one directory at a time synchronously (a promise
+   * per directory cost more than the listing), yielding to the event loop every ~15 ms.
+   */
+  private async walkTreeSync(start: WalkDir, onFile: (rel: string) => void): Promise<void> {
+    const queue: Array<WalkDir> = [start]
+    let slice = performance.now()
+    while (queue.length > 0) {
+      const dir = queue.pop()!
+      const listedAt = Date.now()
+      const mtimeMs = dirMtime(dir)
+      if (mtimeMs !== undefined) for (const child of this.recordDir(dir, mtimeMs, listedAt, dir.entriesSync(), onFile)) queue.push(child)
+      if (performance.now() - slice > 15) {
+        await yieldToLoop()
+        slice = performance.now()
+      }
     }
-    const entries: ReadonlyArray<WalkEntry> = await dir.entries()
+  }
+
+  /** Records a listed directory (mtime before listing, entries); reports its new files, gives its subdirectories. */
+  private recordDir(dir: WalkDir, mtimeMs: number, listedAt: number, entries: ReadonlyArray<WalkEntry>, onFile: (rel: string) => void): Array<WalkDir> {
     const names = new Map<string, "file" | "dir">()
     const children: Array<WalkDir> = []
     for (const entry of entries) {

@@ -71,7 +71,11 @@ export interface SearchKernel {
   isText(bytes: Uint8Array, length: number): boolean
 }
 
-export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKernel {
+/**
+ * `expectedFiles`: how many files this kernel is about to index (a cold build), to size its tables
+ * once rather than rehash them as they fill.
+ */
+export function searchKernel(config: SearchKernelConfig, fs: KernelFs, expectedFiles = 0): SearchKernel {
   const SEP = 0
   const LOWER = 1
   const UPPER = 2
@@ -84,6 +88,12 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKe
   const MAX_DIGITS = 6
   const DEF = 1 << 24
   const SNIFF = 8192
+  /** A table of at least `want` slots (a power of two), between `min` and 1M. */
+  const tableSize = (want: number, min: number): number => {
+    let size = min
+    while (size < want && size < 1 << 20) size *= 2
+    return size
+  }
 
   const stop = new Set(config.stopWords)
   const decl = new Set(config.declKeywords)
@@ -157,7 +167,9 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKe
 
   // ---- terms: lower-cased subwords, interned by a hash of their bytes ------------------------------
   // Open addressing, four ints per slot: [hash 1, hash 2, byte length + 1, term id (-1: not kept)].
-  let termCap = 1 << 12
+  // A large tree (25k files of node_modules) has ≈ 4 distinct words and 9 distinct identifiers per
+  // file; tables stay at most half full.
+  let termCap = tableSize(expectedFiles * 8, 1 << 12)
   let termTable = new Int32Array(termCap * 4)
   let termN = 0
   const termList: Array<string> = []
@@ -288,10 +300,11 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKe
   // ---- identifiers: hash of raw bytes → their term ids ----------------------------------------------
   // Open addressing, four ints per slot so that a probe touches one cache line:
   // [hash 1, hash 2, length | term count << 8 | declaration keyword << 16 | used << 24, pool start].
-  let identCap = 1 << 14
+  let identCap = tableSize(expectedFiles * 16, 1 << 14)
   let table = new Int32Array(identCap * 4)
   let identN = 0
-  let pool = new Int32Array(1 << 14)
+  // ≈ 2 stems per identifier.
+  let pool = new Int32Array(tableSize(expectedFiles * 24, 1 << 14))
   let poolN = 0
   const RECENT_MASK = 16383
   const recent = new Int32Array((RECENT_MASK + 1) * 4)
@@ -490,12 +503,13 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKe
 
   let buffer = new Uint8Array(1 << 16)
 
-  const indexFile = (file: string): { status: number; size: number; mtimeMs: number; count: number; docLength: number } => {
+  /** Reads a file into `buffer` (status 0: `n` bytes), or says why not (too big, unreadable). */
+  const readFile = (file: string): { status: number; size: number; mtimeMs: number; n: number } => {
     let fd: number
     try {
       fd = fs.openSync(file, "r")
     } catch {
-      return { status: 3, size: 0, mtimeMs: 0, count: 0, docLength: 0 }
+      return { status: 3, size: 0, mtimeMs: 0, n: 0 }
     }
     let size = 0
     let mtimeMs = 0
@@ -504,22 +518,24 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKe
       const stat = fs.fstatSync(fd)
       size = stat.size
       mtimeMs = stat.mtimeMs
-      if (!stat.isFile()) return { status: 3, size, mtimeMs, count: 0, docLength: 0 }
-      if (size > config.maxFileBytes) return { status: 1, size, mtimeMs, count: 0, docLength: 0 }
+      if (!stat.isFile()) return { status: 3, size, mtimeMs, n: 0 }
+      if (size > config.maxFileBytes) return { status: 1, size, mtimeMs, n: 0 }
       if (buffer.length < size + 1) buffer = new Uint8Array(Math.max(size + 1, buffer.length * 2))
       for (;;) {
         const got = fs.readSync(fd, buffer, n, buffer.length - n, n)
         if (got === 0) break
         n += got
+        // A short read at or past the size fstat gave is the end: no extra read to see 0 bytes.
+        if (n >= size && n < buffer.length) break
         if (n === buffer.length) {
-          if (n > config.maxFileBytes) return { status: 1, size: n, mtimeMs, count: 0, docLength: 0 }
+          if (n > config.maxFileBytes) return { status: 1, size: n, mtimeMs, n: 0 }
           const grown = new Uint8Array(buffer.length * 2)
           grown.set(buffer)
           buffer = grown
         }
       }
     } catch {
-      return { status: 3, size, mtimeMs, count: 0, docLength: 0 }
+      return { status: 3, size, mtimeMs, n: 0 }
     } finally {
       try {
         fs.closeSync(fd)
@@ -527,18 +543,31 @@ export function searchKernel(config: SearchKernelConfig, fs: KernelFs): SearchKe
         // already closed
       }
     }
-    let bytes = buffer
+    return { status: 0, size, mtimeMs, n }
+  }
+
+  /** Indexes a file's bytes as read: status 0, or 2 for binary content. */
+  const indexContent = (content: Uint8Array, length: number): { status: number; count: number; docLength: number } => {
+    let bytes = content
+    let n = length
     // A byte-order mark selects UTF-16 (as grep does): index its UTF-8 form.
     if (n >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
       const text = new TextDecoder(bytes[0] === 0xff ? "utf-16le" : "utf-16be").decode(bytes.subarray(0, n))
-      if (text.includes("\0")) return { status: 2, size, mtimeMs, count: 0, docLength: 0 }
+      if (text.includes("\0")) return { status: 2, count: 0, docLength: 0 }
       bytes = encoder.encode(text)
       n = bytes.length
     } else if (!isText(bytes, n)) {
-      return { status: 2, size, mtimeMs, count: 0, docLength: 0 }
+      return { status: 2, count: 0, docLength: 0 }
     }
     const { count, docLength } = indexBytes(bytes, n)
-    return { status: 0, size, mtimeMs, count, docLength }
+    return { status: 0, count, docLength }
+  }
+
+  const indexFile = (file: string): { status: number; size: number; mtimeMs: number; count: number; docLength: number } => {
+    const read = readFile(file)
+    if (read.status !== 0) return { status: read.status, size: read.size, mtimeMs: read.mtimeMs, count: 0, docLength: 0 }
+    const { status, count, docLength } = indexContent(buffer, read.n)
+    return { status, size: read.size, mtimeMs: read.mtimeMs, count, docLength }
   }
 
   const takeNewStems = (): { firstNew: number; stems: Array<string> } => {

@@ -34,8 +34,8 @@ export const kernelConfig: SearchKernelConfig = {
   maxFileBytes: SEARCH_MAX_FILE_BYTES
 }
 
-/** A kernel on this thread (for queries, paths, snippets and incremental updates). */
-export const makeKernel = (): SearchKernel => searchKernel(kernelConfig, fs)
+/** A kernel on this thread (for queries, paths, snippets, incremental updates and cold builds). */
+export const makeKernel = (expectedFiles = 0): SearchKernel => searchKernel(kernelConfig, fs, expectedFiles)
 
 let shared: SearchKernel | undefined
 /** A kernel for splitting text only (its term dictionary is never read). */

@@ -14,6 +14,7 @@
  * - Entries of a directory are sorted by name in byte order (ripgrep's `--sort path`).
  */
 import type { Dirent } from "node:fs"
+import * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { IGNORE_FILE_NAMES, IgnoreMatcher, type GlobFilter, type IgnoreFileName, type MatchResult } from "./gitignore.ts"
@@ -125,16 +126,41 @@ export const loadAncestorIgnoreFiles = async (root: string, start: string): Prom
   return result
 }
 
-const kindOf = async (dirent: Dirent, full: string): Promise<EntryKind | undefined> => {
+/** The kind of an entry: from the directory listing, or (when it does not say) from lstat. */
+const kindOf = (dirent: Dirent): EntryKind | undefined => {
   if (dirent.isSymbolicLink()) return "symlink"
   if (dirent.isDirectory()) return "dir"
   if (dirent.isFile()) return "file"
+  return undefined
+}
+
+const statKind = (stat: { isSymbolicLink(): boolean; isDirectory(): boolean; isFile(): boolean }): EntryKind =>
+  stat.isSymbolicLink() ? "symlink" : stat.isDirectory() ? "dir" : stat.isFile() ? "file" : "other"
+
+const lstatKind = async (full: string): Promise<EntryKind | undefined> => {
   try {
-    const stat = await fs.lstat(full)
-    return stat.isSymbolicLink() ? "symlink" : stat.isDirectory() ? "dir" : stat.isFile() ? "file" : "other"
+    return statKind(await fs.lstat(full))
   } catch {
     return undefined
   }
+}
+
+const lstatKindSync = (full: string): EntryKind | undefined => {
+  try {
+    return statKind(fsSync.lstatSync(full))
+  } catch {
+    return undefined
+  }
+}
+
+/** The ignore files among a directory's entries. */
+const ignoreFilesIn = (dirents: ReadonlyArray<Dirent>): Array<IgnoreFileName> => {
+  const found: Array<IgnoreFileName> = []
+  for (const dirent of dirents) {
+    const name = dirent.name as IgnoreFileName
+    if (name.charCodeAt(0) === 46 && IGNORE_FILE_NAMES.includes(name)) found.push(name)
+  }
+  return found
 }
 
 interface Shared {
@@ -225,27 +251,65 @@ export class WalkDir {
     } catch {
       return []
     }
-    const names = new Set(dirents.map((dirent) => dirent.name))
     const texts: Partial<Record<IgnoreFileName, string>> = {}
-    for (const name of IGNORE_FILE_NAMES) {
-      if (!names.has(name)) continue
+    for (const name of ignoreFilesIn(dirents)) {
       const text = await readText(path.join(this.path, name))
       if (text !== undefined) texts[name] = text
     }
+    const prefix = path.join(this.path, "_").slice(0, -1)
+    const unknown = new Map<string, EntryKind | undefined>()
+    for (const dirent of dirents) if (kindOf(dirent) === undefined) unknown.set(dirent.name, await lstatKind(prefix + dirent.name))
+    const result = this.select(dirents, texts, unknown, prefix)
+    this.checkAborted()
+    return result
+  }
+
+  /** `entries()` with synchronous system calls: no promise per directory, for a walk that blocks anyway. */
+  entriesSync(): ReadonlyArray<WalkEntry> {
+    this.checkAborted()
+    let dirents: Array<Dirent>
+    try {
+      dirents = fsSync.readdirSync(this.path, { withFileTypes: true })
+    } catch {
+      return []
+    }
+    const texts: Partial<Record<IgnoreFileName, string>> = {}
+    for (const name of ignoreFilesIn(dirents)) {
+      try {
+        texts[name] = fsSync.readFileSync(path.join(this.path, name), "utf8")
+      } catch {
+        // unreadable: as if absent
+      }
+    }
+    const prefix = path.join(this.path, "_").slice(0, -1)
+    const unknown = new Map<string, EntryKind | undefined>()
+    for (const dirent of dirents) if (kindOf(dirent) === undefined) unknown.set(dirent.name, lstatKindSync(prefix + dirent.name))
+    return this.select(dirents, texts, unknown, prefix)
+  }
+
+  /**
+   * The selected entries among `dirents`, sorted by name, given the directory's ignore files and
+   * the kinds lstat gave for entries the listing does not type. `prefix`: the directory path and a
+   * separator (path.join once per directory, not per entry: names hold no separator).
+   */
+  private select(
+    dirents: Array<Dirent>,
+    texts: Partial<Record<IgnoreFileName, string>>,
+    unknown: ReadonlyMap<string, EntryKind | undefined>,
+    prefix: string
+  ): Array<WalkEntry> {
     const frame = frameFrom(this.relative, texts)
     this.chain = frame === undefined ? this.parentChain : { frame, parent: this.parentChain }
-
     dirents.sort((a, b) => compareNames(a.name, b.name))
     const result: Array<WalkEntry> = []
     for (const dirent of dirents) {
-      const full = path.join(this.path, dirent.name)
-      const kind = await kindOf(dirent, full)
+      const full = prefix + dirent.name
+      const kind = kindOf(dirent) ?? unknown.get(dirent.name)
       if (kind === undefined) continue
       const relative = this.relative === "" ? dirent.name : `${this.relative}/${dirent.name}`
       if (!this.selected(dirent.name, relative, kind)) continue
       result.push({ name: dirent.name, path: full, relative, kind, depth: this.depth + 1 })
     }
-    this.checkAborted()
     return result
   }
 

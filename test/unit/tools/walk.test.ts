@@ -100,6 +100,35 @@ describe("walk", () => {
     expect(await files(f.workspace)).toEqual(["file-link@", "in-link@", "out-link@", "real/a.txt"])
   })
 
+  it("lists the same entries synchronously (entriesSync) as asynchronously", async () => {
+    const f = await makeFixture({
+      ".gitignore": "*.log\n!keep.log\nbuild/\n",
+      ".rgignore": "secret.txt\n",
+      "a.log": "",
+      "keep.log": "",
+      "secret.txt": "",
+      "build/out.js": "",
+      "src/.ignore": "*.tmp\n",
+      "src/x.tmp": "",
+      "src/B.ts": "",
+      "src/a.ts": "",
+      ".git/HEAD": ""
+    })
+    await fs.symlink("src/a.ts", path.join(f.workspace, "link.ts"))
+    const visit = async (dir: WalkDir, sync: boolean): Promise<Array<string>> => {
+      const out: Array<string> = []
+      for (const entry of sync ? dir.entriesSync() : await dir.entries()) {
+        out.push(`${entry.relative}:${entry.kind}:${entry.path}`)
+        if (entry.kind === "dir") out.push(...(await visit(dir.child(entry), sync)))
+      }
+      return out
+    }
+    const listed = await visit(await WalkDir.open(f.workspace, f.workspace), false)
+    expect(listed).toContain(`link.ts:symlink:${path.join(f.workspace, "link.ts")}`)
+    expect(listed.map((line) => line.split(":")[0])).toEqual([".gitignore", ".rgignore", "keep.log", "link.ts", "src", "src/.ignore", "src/B.ts", "src/a.ts"])
+    expect(await visit(await WalkDir.open(f.workspace, f.workspace), true)).toEqual(listed)
+  })
+
   it("sorts names by byte order within each directory (rg --sort path)", async () => {
     const f = await makeFixture({ "a/x": "", "a-b.txt": "", "a.txt": "", "B": "", "é": "", "z": "" })
     expect(await files(f.workspace)).toEqual(["B", "a/x", "a-b.txt", "a.txt", "z", "é"])
