@@ -253,6 +253,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       turn = fiber
       fiber.addObserver(() => {
         turn = undefined
+        activity = undefined
         partial = ""
         commit([""])
         void refreshStatus()
@@ -270,7 +271,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
     /**
      * Names the session in the background: it never delays the input, and a failure leaves the
      * session untitled. A switch meanwhile closes the session's scope, and with it its background
-     * saves, so a title that arrives after one is written here.
+     * saves, so a title that arrives after one is written here (under the session's lock).
      */
     const nameInBackground = (running: Session, id: string) =>
       running.nameSession().pipe(

@@ -357,6 +357,10 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     await terminal.waitFor(/side answer · local\/test-model · not kept in the conversation\nA side \*\*answer\*\*\.\n── end of side answer ──/)
     expect(JSON.stringify(fake.requests[4]?.body)).toContain("what came first?")
     expect(await fs.readFile(file ?? "", "utf8")).toBe(before)
+    // Once answered, the command's activity line is gone from the live region.
+    terminal.type("/todos")
+    terminal.press("Enter")
+    expect(await terminal.waitFor(/› \/todos\n.+\n/)).not.toMatch(/answering the side question/)
   })
 
   it("gives the terminal back on SIGTERM, with the session saved", async () => {
