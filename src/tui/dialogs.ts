@@ -44,6 +44,14 @@ export const workspaceOptions = (workspaces: ReadonlyArray<RecentWorkspace>, cur
     hint: `${workspace.dir === current ? "current · " : ""}${when(workspace.updatedAt)} · ${workspace.sessions} session${workspace.sessions === 1 ? "" : "s"}`
   }))
 
+/** `crystal space` before any session: the picker on the plain terminal. */
+export const pickWorkspaceAlone = (workspaces: ReadonlyArray<RecentWorkspace>): Effect.Effect<string | undefined> =>
+  Effect.promise(async () => {
+    const prompts = await import("@clack/prompts")
+    const choice = await prompts.select({ message: "Which workspace?", options: workspaceOptions(workspaces, process.cwd()), maxItems: 10 })
+    return prompts.isCancel(choice) ? undefined : choice
+  })
+
 export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
   let clack: Clack | undefined
   /** Runs one dialog with the keyboard handed to clack, noticing Ctrl+C on the way. */
