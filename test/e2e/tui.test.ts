@@ -332,6 +332,83 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     expect(exported.session).toMatchObject({ id: forkId, parent: parentId })
   })
 
+  const systemOf = (request: RecordedRequest | undefined) => String((request?.body as { messages: Array<{ content?: unknown }> }).messages[0]?.content)
+  const openIn = (sandbox: Sandbox, args: Array<string>) => {
+    const terminal = openTerminal([crystalBinary, ...args], { cwd: sandbox.workspace, env: { ...sandbox.env, TERM: "xterm" } })
+    cleanups.push(() => terminal.close())
+    return terminal
+  }
+
+  it("crystal space DIR opens there; /cd goes on with the same session in another workspace", async () => {
+    const sandbox: Sandbox = await makeSandbox({ "first/AGENTS.md": "Rules of the first.\n", "second/AGENTS.md": "Rules of the second.\n" })
+    const fake: FakeLlm = await startFakeLlm()
+    cleanups.push(() => fake.close())
+    await writeLocalConfig(sandbox, fake.url)
+    const first = path.join(sandbox.workspace, "first")
+    const second = path.join(sandbox.workspace, "second")
+    // Refusals: no terminal, and a directory that is not there.
+    const piped = await runCrystal(sandbox, ["space", first])
+    expect(piped.code).toBe(2)
+    expect(piped.stderr).toMatch(/^crystal space: needs a terminal/)
+    const missing = openIn(sandbox, ["space", "nowhere"])
+    expect(await missing.waitFor(/EXIT=2/)).toMatch(/crystal: workspace nowhere is not an accessible directory/)
+
+    fake.script([titleOr({ text: "In the first." }), titleOr({ text: "In the first." }), titleOr({ text: "In the second." }), titleOr({ text: "In the second." })])
+    const terminal = openIn(sandbox, ["space", "first"])
+    expect(await terminal.waitFor(ready)).toContain(`local/test-model · ${first}`)
+    terminal.type("where am I?")
+    terminal.press("Enter")
+    await terminal.waitFor(/In the first\./)
+    const [firstRequest] = fake.requests.filter((request) => !isTitleRequest(request))
+    expect(systemOf(firstRequest)).toContain(first)
+    expect(systemOf(firstRequest)).toContain("Rules of the first.")
+
+    terminal.type("/cd ../second")
+    terminal.press("Enter")
+    const moved = /workspace (\S+) · session (\S+) goes on here/.exec(await terminal.waitFor(/goes on here/))
+    expect(moved?.[1]).toBe(second)
+    terminal.type("and now?")
+    terminal.press("Enter")
+    await terminal.waitFor(/In the second\./)
+    const turns = fake.requests.filter((request) => !isTitleRequest(request))
+    expect(systemOf(turns[1])).toContain(second)
+    expect(systemOf(turns[1])).toContain("Rules of the second.")
+    expect(systemOf(turns[1])).not.toContain("Rules of the first.")
+    expect((turns[1]?.body as { messages: Array<{ role: string }> }).messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "user"])
+    const files = await sessionFiles(sandbox)
+    expect(files).toHaveLength(1)
+    expect(await readSession(files[0] ?? "")).toMatchObject({ id: moved?.[2], workspace: second })
+  })
+
+  it("crystal space and /space pick among the workspaces of saved sessions", async () => {
+    const sandbox: Sandbox = await makeSandbox({ "alpha/a.txt": "a\n", "beta/b.txt": "b\n" })
+    const fake: FakeLlm = await startFakeLlm()
+    cleanups.push(() => fake.close())
+    await writeLocalConfig(sandbox, fake.url)
+    const alpha = path.join(sandbox.workspace, "alpha")
+    const beta = path.join(sandbox.workspace, "beta")
+    fake.script([{ text: "Alpha." }, { text: "Beta." }, titleOr({ text: "Picked." }), titleOr({ text: "Picked." })])
+    expect((await runCrystal(sandbox, ["run", "hi"], { cwd: alpha })).code).toBe(0)
+    expect((await runCrystal(sandbox, ["run", "hi"], { cwd: beta })).code).toBe(0)
+
+    const terminal = openIn(sandbox, ["space"])
+    // Newest first: beta, then alpha.
+    expect(await terminal.waitFor(/Which workspace\?[\s\S]*alpha/)).toMatch(new RegExp(`${beta}[\\s\\S]*${alpha}`))
+    terminal.press("Down")
+    terminal.press("Enter")
+    expect(await terminal.waitFor(ready)).toContain(`local/test-model · ${alpha}`)
+    terminal.type("/space")
+    terminal.press("Enter")
+    await terminal.waitFor(/Which workspace\?[\s\S]*alpha/)
+    terminal.press("Enter")
+    await terminal.waitFor(new RegExp(`workspace ${beta} · new session`))
+    terminal.type("hello")
+    terminal.press("Enter")
+    await terminal.waitFor(/Picked\./)
+    const sessions = await Promise.all((await sessionFiles(sandbox)).map(readSession))
+    expect(sessions.filter((doc) => doc["workspace"] === beta)).toHaveLength(2)
+  })
+
   it("/compact sends a summary request and says so; /side shows an answer that the session does not keep", async () => {
     const { sandbox, fake, terminal } = await start()
     fake.script([{ text: "First." }, title, { text: "Second." }, { text: "The operator said one, then two." }, { text: "A side **answer**." }])
