@@ -25,7 +25,16 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()))
 })
 
-const quiet = { ...jsonRenderer, sessionStarted: () => Effect.void, textDelta: () => Effect.void, assistantMessage: () => Effect.void, note: () => Effect.void }
+const quiet = {
+  ...jsonRenderer,
+  sessionStarted: () => Effect.void,
+  textDelta: () => Effect.void,
+  assistantMessage: () => Effect.void,
+  note: () => Effect.void,
+  toolStarted: () => Effect.void,
+  approval: () => Effect.void,
+  toolFinished: () => Effect.void
+}
 
 interface ChatBody {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content?: unknown }>
@@ -145,6 +154,29 @@ describe("session lifecycle in one process", () => {
 })
 
 describe("workspaces in one process", () => {
+  it("/cd ends the old workspace's background processes", async () => {
+    const { fake, workspace, env } = await setup()
+    const second = path.join(path.dirname(workspace), "second")
+    await fs.mkdir(second)
+    const pidFile = path.join(workspace, "pid")
+    fake.script([{ toolCalls: [{ name: "bash_start", arguments: { command: `echo $$ > ${pidFile}; exec sleep 30` } }] }, { text: "Started." }])
+    const flags = { ...defaultSessionFlags, approval: "full" as const }
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const prepared = yield* prepareSession(flags, workspace, env)
+          const host = yield* openSessionHost(prepared, { flags, env, renderer: quiet, operator: headlessOperator })
+          yield* turn(host, "start something")
+          expect(yield* host.current().session.runningTasks).toBe(1)
+          const pid = Number((yield* Effect.promise(() => fs.readFile(pidFile, "utf8"))).trim())
+          yield* host.changeWorkspace(second)
+          expect(yield* host.current().session.runningTasks).toBe(0)
+          expect(() => process.kill(pid, 0)).toThrow()
+        })
+      )
+    )
+  })
+
   it("/cd goes on with the same session in another workspace; /space starts a new one there", async () => {
     const { fake, workspace, env, store } = await setup()
     const second = path.join(path.dirname(workspace), "second")
