@@ -352,6 +352,8 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     expect(piped.stderr).toMatch(/^crystal space: needs a terminal/)
     const missing = openIn(sandbox, ["space", "nowhere"])
     expect(await missing.waitFor(/EXIT=2/)).toMatch(/crystal: workspace nowhere is not an accessible directory/)
+    const nothingSaved = openIn(sandbox, ["space"])
+    expect(await nothingSaved.waitFor(/EXIT=2/)).toMatch(/no saved sessions to pick a workspace from; name one: crystal space DIR/)
 
     fake.script([titleOr({ text: "In the first." }), titleOr({ text: "In the first." }), titleOr({ text: "In the second." }), titleOr({ text: "In the second." })])
     const terminal = openIn(sandbox, ["space", "first"])
