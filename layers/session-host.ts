@@ -6,6 +6,10 @@
  * prompt files enabled now (seed 000), and its model, mode, approval, todos and grants are the
  * saved ones. The process's other flags (--disable-tool, prompt flags) stay in force.
  *
+ * /cd keeps the conversation (same id, same transcript) and restarts it on the new workspace: the
+ * path fence, skills, prompt files and AGENTS.md come from there, access grants stay as they were.
+ * /space is /clear in another workspace.
+ *
  * A switch is refused while a turn runs. Everything that can fail (unknown id, missing
  * credentials, a session open in another process) is checked before the old session ends; if
  * starting the new one still fails, the old one is reopened and the error returned.
@@ -14,9 +18,10 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
+import * as os from "node:os"
 import * as path from "node:path"
 import { startSession, type Session } from "./session.ts"
-import { prepareSession, type PreparedSession } from "../src/cli/prepare.ts"
+import { prepareSession, realDirectory, type PreparedSession } from "../src/cli/prepare.ts"
 import type { SessionFlags } from "../src/cli/flags.ts"
 import { ConfigError } from "../src/config/errors.ts"
 import { Conversation } from "../src/engine/conversation.ts"
@@ -27,6 +32,7 @@ import type { SessionDocument } from "../src/session/document.ts"
 import { defaultExportFile, exportSession, type ExportResult } from "../src/session/export.ts"
 import { lockHolder } from "../src/session/lock.ts"
 import type { SessionError, SessionListing } from "../src/session/store.ts"
+import { recentWorkspaces, type RecentWorkspace } from "../src/session/workspaces.ts"
 
 export interface ActiveSession {
   readonly prepared: PreparedSession
@@ -46,6 +52,12 @@ export interface SessionHostShape {
   readonly exportTo: (file?: string) => Effect.Effect<ExportResult, SessionError>
   /** What /resume offers: the saved sessions of the current workspace, newest first. */
   readonly list: Effect.Effect<SessionListing, SessionError>
+  /** /cd DIR: the same session (id, transcript, model, mode, approval, grants) goes on in DIR. */
+  readonly changeWorkspace: (dir: string) => Effect.Effect<ActiveSession, ConfigError | SessionError>
+  /** /space DIR: a new, empty session in DIR with the current model, mode and approval. */
+  readonly newSessionIn: (dir: string) => Effect.Effect<ActiveSession, ConfigError | SessionError>
+  /** What /space offers: the workspaces of saved sessions, newest first. */
+  readonly workspaces: Effect.Effect<ReadonlyArray<RecentWorkspace>, SessionError>
 }
 
 export interface SessionHostOptions {
@@ -88,12 +100,16 @@ export const openSessionHost = (first: PreparedSession, options: SessionHostOpti
         return yield* conversation().document
       })
 
-    const switchTo = (command: string, prepare: Effect.Effect<PreparedSession, ConfigError | SessionError>) =>
+    const switchTo = (
+      command: string,
+      prepare: (before: SessionDocument) => Effect.Effect<PreparedSession, ConfigError | SessionError>,
+      sameSession = false
+    ) =>
       Effect.gen(function* () {
         const before = yield* settled(command)
-        const prepared = yield* prepare
-        if (prepared.document.id === before.id) return yield* fail(`${command}: ${before.id} is the current session`)
-        const holder = lockHolder(prepared.store.dir, prepared.document.id)
+        const prepared = yield* prepare(before)
+        if (!sameSession && prepared.document.id === before.id) return yield* fail(`${command}: ${before.id} is the current session`)
+        const holder = sameSession ? undefined : lockHolder(prepared.store.dir, prepared.document.id)
         if (holder !== undefined) {
           return yield* fail(`${command}: session ${prepared.document.id} is open in another crystal process (pid ${holder}); close it there first`)
         }
@@ -109,6 +125,8 @@ export const openSessionHost = (first: PreparedSession, options: SessionHostOpti
           )
         )
         active = next
+        // The new workspace is on disk at once, not only after the next turn.
+        if (sameSession) yield* conversation().save.pipe(Effect.zipRight(conversation().flush))
         return { prepared: next.prepared, session: next.session }
       })
 
@@ -116,40 +134,54 @@ export const openSessionHost = (first: PreparedSession, options: SessionHostOpti
     const prepareResume = (id: string, workspace: string) =>
       prepareSession({ ...options.flags, resume: id, continue: false, model: undefined, mode: undefined, approval: undefined }, workspace, options.env)
 
+    /** A new session in `workspace` with the model, mode and approval `doc` has now. */
+    const prepareFresh = (doc: SessionDocument, workspace: string) =>
+      prepareSession(
+        { ...options.flags, resume: undefined, continue: false, model: doc.model, mode: doc.mode, approval: doc.approval },
+        workspace,
+        options.env
+      )
+
+    /** DIR as typed after /cd or /space: relative to the current workspace, `~` for the home directory. */
+    const inWorkspace = (command: string, from: string, dir: string) =>
+      dir.trim() === ""
+        ? fail(`${command}: which directory?`)
+        : realDirectory(path.resolve(from, dir.trim().replace(/^~(?=$|\/)/, os.homedir())), `${command}:`)
+
     return {
       current: () => ({ prepared: active.prepared, session: active.session }),
-      clear: Effect.suspend(() => {
-        const { document } = active.prepared
-        return switchTo(
-          "/clear",
-          conversation().document.pipe(
-            Effect.flatMap((doc) =>
-              prepareSession(
-                { ...options.flags, resume: undefined, continue: false, model: doc.model, mode: doc.mode, approval: doc.approval },
-                document.workspace,
-                options.env
-              )
-            )
-          )
-        )
-      }),
+      clear: Effect.suspend(() => switchTo("/clear", (doc) => prepareFresh(doc, doc.workspace))),
       resume: (idOrPrefix) =>
-        switchTo(
-          "/resume",
+        switchTo("/resume", () =>
           active.prepared.store.load(idOrPrefix).pipe(
             Effect.mapError((error) => new ConfigError({ message: `/resume: ${error.message}` })),
             Effect.flatMap((doc) => prepareResume(doc.id, active.prepared.document.workspace))
           )
         ),
       fork: Effect.suspend(() =>
-        switchTo(
-          "/fork",
-          conversation().document.pipe(
-            Effect.flatMap(active.prepared.store.fork),
-            Effect.flatMap((copy) => prepareResume(copy.id, copy.workspace))
-          )
-        )
+        switchTo("/fork", (doc) => active.prepared.store.fork(doc).pipe(Effect.flatMap((copy) => prepareResume(copy.id, copy.workspace))))
       ),
+      changeWorkspace: (dir) =>
+        switchTo(
+          "/cd",
+          (doc) =>
+            Effect.gen(function* () {
+              const workspace = yield* inWorkspace("/cd", doc.workspace, dir)
+              if (workspace === doc.workspace) return yield* fail(`/cd: ${workspace} is already the workspace`)
+              // Everything that depends on the workspace (paths, prompt selection, skills) is prepared as for a new session there.
+              const there = yield* prepareFresh(doc, workspace)
+              return {
+                ...there,
+                document: { ...doc, workspace, model: there.model.ref },
+                resumed: true,
+                spillDir: path.join(there.paths.spillDir, doc.id)
+              }
+            }),
+          true
+        ),
+      newSessionIn: (dir) =>
+        switchTo("/space", (doc) => inWorkspace("/space", doc.workspace, dir).pipe(Effect.flatMap((workspace) => prepareFresh(doc, workspace)))),
+      workspaces: Effect.suspend(() => recentWorkspaces(active.prepared.store)),
       exportTo: (file) =>
         Effect.gen(function* () {
           yield* conversation().flush

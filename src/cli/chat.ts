@@ -1,28 +1,55 @@
 /**
- * `crystal` on a terminal: prepares the session from the flags, then hands the terminal to the
- * interactive UI (src/tui/, loaded only on this path).
+ * `crystal` and `crystal space` on a terminal: prepares the session from the flags, then hands the
+ * terminal to the interactive UI (src/tui/, loaded only on this path).
  */
 import * as Effect from "effect/Effect"
 import { ConfigError } from "../config/errors.ts"
+import { makeCrystalPaths } from "../config/paths.ts"
+import { makeSessionStore } from "../session/store.ts"
+import { recentWorkspaces } from "../session/workspaces.ts"
 import type { SessionFlags } from "./flags.ts"
 import { writeStderr } from "./output.ts"
-import { prepareSession } from "./prepare.ts"
+import { prepareSession, realDirectory } from "./prepare.ts"
 import { ExitCode } from "./run-command.ts"
 
-export const chatCommand = (flags: SessionFlags): Effect.Effect<number> =>
+const chatIn = (flags: SessionFlags, cwd: string) =>
   Effect.gen(function* () {
     if (flags.format === "json") {
       return yield* new ConfigError({ message: "--format json is for scripts: use it with `crystal run` or pipe the prompt on stdin" })
     }
-    const prepared = yield* prepareSession(flags, process.cwd(), process.env)
+    const prepared = yield* prepareSession(flags, cwd, process.env)
     const app = yield* Effect.promise(() => import("../tui/app.ts"))
     return yield* app.runApp(prepared, { flags, env: process.env })
-  }).pipe(
-    Effect.scoped,
+  })
+
+const reported = <E extends { readonly _tag: string; readonly message: string }>(program: Effect.Effect<number, E>): Effect.Effect<number> =>
+  program.pipe(
     Effect.catchAll((error) =>
       Effect.sync(() => {
         writeStderr(`crystal: ${error.message}\n`)
         return error._tag === "ConfigError" ? ExitCode.usage : ExitCode.failure
       })
+    )
+  )
+
+export const chatCommand = (flags: SessionFlags): Effect.Effect<number> => reported(Effect.scoped(chatIn(flags, process.cwd())))
+
+/** DIR, or a workspace picked from the saved sessions (none saved: say so, exit 2). Undefined: the pick was dismissed. */
+const chooseWorkspace = (dir: string | undefined) =>
+  Effect.gen(function* () {
+    if (dir !== undefined) return yield* realDirectory(dir, "workspace")
+    const store = makeSessionStore(makeCrystalPaths(process.cwd(), process.env).sessionsDir)
+    const recent = yield* recentWorkspaces(store)
+    if (recent.length === 0) {
+      return yield* new ConfigError({ message: "space: no saved sessions to pick a workspace from; name one: crystal space DIR" })
+    }
+    const dialogs = yield* Effect.promise(() => import("../tui/dialogs.ts"))
+    return yield* dialogs.pickWorkspaceAlone(recent)
+  })
+
+export const spaceCommand = (dir: string | undefined, flags: SessionFlags): Effect.Effect<number> =>
+  reported(
+    Effect.scoped(
+      chooseWorkspace(dir).pipe(Effect.flatMap((workspace) => (workspace === undefined ? Effect.succeed(ExitCode.ok) : chatIn(flags, workspace))))
     )
   )

@@ -27,9 +27,18 @@ export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<nu
     (parsed) => report(invoke({ _tag: "Run", prompt: Option.getOrUndefined(parsed.prompt), flags: toSessionFlags(parsed) }))
   ).pipe(Command.withDescription("Run one prompt to completion without asking anyone, then exit (scripts and CI)"))
 
+  const space = Command.make(
+    "space",
+    {
+      ...sessionOptions,
+      dir: Args.text({ name: "DIR" }).pipe(Args.withDescription("The workspace (default: pick one of the saved sessions' workspaces)"), Args.optional)
+    },
+    (parsed) => report(invoke({ _tag: "Space", dir: Option.getOrUndefined(parsed.dir), flags: toSessionFlags(parsed) }))
+  ).pipe(Command.withDescription("A conversation in another workspace: DIR, or one picked from the recently used ones"))
+
   return Command.make("crystal", sessionOptions, (parsed) => report(invoke({ _tag: "Chat", flags: toSessionFlags(parsed) }))).pipe(
     Command.withDescription("A coding agent for the terminal. Without a command: a conversation in the current directory"),
-    Command.withSubcommands([run, sessionsCommand(done), promptsetsCommand(done), promptAttachmentsCommand(done)])
+    Command.withSubcommands([run, space, sessionsCommand(done), promptsetsCommand(done), promptAttachmentsCommand(done)])
   )
 }
 

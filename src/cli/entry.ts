@@ -3,14 +3,22 @@ import { runMain } from "../../layers/runtime.ts"
 import { parseFast } from "./fast-args.ts"
 import type { Invocation } from "./flags.ts"
 import { isTerminal } from "./prompt-input.ts"
-import { runCommand } from "./run-command.ts"
+import { writeStderr } from "./output.ts"
+import { ExitCode, runCommand } from "./run-command.ts"
 
 /** Runs what the command line asks for; the exit code comes back as the effect's value. */
 export const runInvocation = (invocation: Invocation): Effect.Effect<number> => {
   if (invocation._tag === "Run") return runCommand(invocation.prompt, invocation.flags)
   return Effect.promise(() => isTerminal(0)).pipe(
     Effect.flatMap((tty) =>
-      tty
+      invocation._tag === "Space"
+        ? tty
+          ? Effect.promise(() => import("./chat.ts")).pipe(Effect.flatMap((chat) => chat.spaceCommand(invocation.dir, invocation.flags)))
+          : Effect.sync(() => {
+              writeStderr("crystal space: needs a terminal (it is interactive); from a script, cd there and use `crystal run`\n")
+              return ExitCode.usage
+            })
+        : tty
         ? Effect.promise(() => import("./chat.ts")).pipe(Effect.flatMap((chat) => chat.chatCommand(invocation.flags)))
         : runCommand(undefined, invocation.flags)
     )

@@ -1,5 +1,5 @@
 /**
- * Start-up fast path: the common command lines (`crystal`, `crystal run ...` with the session flags)
+ * Start-up fast path: the common command lines (`crystal`, `crystal run ...`, `crystal space ...` with the session flags)
  * are parsed here without loading @effect/cli, which costs ~40 ms in the compiled binary. Anything
  * this parser is not sure about (help, unknown flags, bad values, other commands) returns undefined
  * and the full @effect/cli tree handles it, errors and help included.
@@ -55,6 +55,11 @@ export const parseFast = (argv: ReadonlyArray<string>): Invocation | undefined =
     const parsed = parseFlags(rest)
     if (parsed === undefined || parsed.positionals.length > 1) return undefined
     return { _tag: "Run", prompt: parsed.positionals[0], flags: parsed.flags }
+  }
+  if (first === "space") {
+    const parsed = parseFlags(rest)
+    if (parsed === undefined || parsed.positionals.length > 1) return undefined
+    return { _tag: "Space", dir: parsed.positionals[0], flags: parsed.flags }
   }
   const parsed = parseFlags(argv)
   if (parsed === undefined || parsed.positionals.length > 0) return undefined

@@ -1,5 +1,5 @@
 /**
- * The session flags shared by `crystal` and `crystal run`, declared once. The @effect/cli tree and
+ * The session flags shared by `crystal`, `crystal space` and `crystal run`, declared once. The @effect/cli tree and
  * the start-up fast path (fast-args.ts) are both built from this table, and a parity test holds
  * them to the same results.
  */
@@ -112,3 +112,5 @@ export const defaultSessionFlags: SessionFlags = {
 export type Invocation =
   | { readonly _tag: "Run"; readonly prompt: string | undefined; readonly flags: SessionFlags }
   | { readonly _tag: "Chat"; readonly flags: SessionFlags }
+  /** `crystal space [DIR]`: a conversation in DIR, or in a workspace picked from the saved sessions. */
+  | { readonly _tag: "Space"; readonly dir: string | undefined; readonly flags: SessionFlags }

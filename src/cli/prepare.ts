@@ -54,7 +54,8 @@ export const validateDisabledTools = (
     : fail(`--disable-tool: unknown tool '${unknown[0]}' (built-in tools: ${available.join(", ")})`)
 }
 
-const realDirectory = (dir: string, what: string) =>
+/** The real path of an existing directory, or a ConfigError naming `what` and why. */
+export const realDirectory = (dir: string, what: string) =>
   Effect.try({
     try: () => {
       const real = fs.realpathSync(dir)

@@ -19,7 +19,7 @@ import { Conversation } from "../engine/conversation.ts"
 import { runTurn } from "../engine/turn.ts"
 import { saveLateTitle } from "../session/late-title.ts"
 import { listPromptSets } from "../prompts/sets.ts"
-import { commandEntries, findCommand, parseCommandLine, type CommandContext } from "./commands.ts"
+import { commandEntries, findCommand, parseCommandLine, type CommandContext, type SwitchKind } from "./commands.ts"
 import { acceptCompletion, findCompletion, listWorkspaceFiles, moveSelection, type Completion } from "./completion.ts"
 import { makeDialogs } from "./dialogs.ts"
 import { editorKey, editorWith, emptyEditor, type EditorState } from "./editor-state.ts"
@@ -50,7 +50,8 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
     const screen = new Screen(terminal)
     // Runs before the terminal's own release (finalizers run in reverse): no live region is left behind.
     yield* Effect.addFinalizer(() => Effect.sync(() => screen.clear()))
-    const workspace = prepared.document.workspace
+    /** Changes with /cd and /space, and with it the prompt history and the @file list. */
+    let workspace = prepared.document.workspace
 
     // What the live region shows.
     let editor: EditorState = emptyEditor
@@ -67,7 +68,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
     const queue: Array<string> = []
     let lastCtrlC = 0
     let files: ReadonlyArray<string> | undefined
-    const historyPath = historyFile(prepared.paths.home, workspace)
+    let historyPath = historyFile(prepared.paths.home, workspace)
     let history = makeHistory(loadHistory(historyPath))
     let status: StatusInfo = {
       mode: prepared.document.mode,
@@ -217,14 +218,22 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       else void Effect.runPromise(Fiber.interrupt(running)).then(() => finish(0))
     }
 
-    const switched = (active: ActiveSession, how: "clear" | "resume" | "fork") => {
+    const switched = (active: ActiveSession, how: SwitchKind) => {
       const doc = active.prepared.document
       const title = doc.title === undefined ? "" : ` · ${doc.title}`
       const header = {
         clear: `new session ${doc.id}`,
         fork: `forked into session ${doc.id} (from ${doc.parent ?? "?"})`,
-        resume: `resumed session ${doc.id}${title}`
+        resume: `resumed session ${doc.id}${title}`,
+        cd: `workspace ${doc.workspace} · session ${doc.id} goes on here`,
+        space: `workspace ${doc.workspace} · new session ${doc.id}`
       }[how]
+      if (doc.workspace !== workspace) {
+        workspace = doc.workspace
+        files = undefined
+        historyPath = historyFile(active.prepared.paths.home, workspace)
+        history = makeHistory(loadHistory(historyPath))
+      }
       commit([palette.dim(header), ...[...active.prepared.notes, ...active.session.notes].map((note) => palette.yellow(note))])
       if (how === "resume") commit(recap(doc.items, palette, terminal.columns()))
       void refreshStatus()
@@ -242,7 +251,9 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       host,
       switched,
       pickSession: dialogs.pickSession,
-      sessionId: () => current().document.id
+      pickWorkspace: dialogs.pickWorkspace,
+      sessionId: () => current().document.id,
+      workspace: () => workspace
     }
 
     /** Runs a turn (or a command that counts as one) as the fiber Ctrl+C interrupts. */

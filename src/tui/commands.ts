@@ -13,6 +13,7 @@ import type { SessionControls } from "../engine/session-controls.ts"
 import { Toolbox } from "../engine/toolbox.ts"
 import type { AttachmentAction } from "../prompts/attachments.ts"
 import type { SessionSummary } from "../session/store.ts"
+import type { RecentWorkspace } from "../session/workspaces.ts"
 import { MarkdownStream } from "./markdown.ts"
 import type { Palette } from "./palette.ts"
 
@@ -24,13 +25,17 @@ export interface CommandContext {
   readonly disabledTools: ReadonlyArray<string>
   /** The session changed (mode, model, prompts…): refresh what shows it. */
   readonly changed: () => void
-  /** /clear, /resume, /fork, /export. */
-  readonly host: Pick<SessionHostShape, "clear" | "resume" | "fork" | "exportTo" | "list">
-  /** The host switched to another session: show it and run the next turns on it. */
-  readonly switched: (active: ActiveSession, how: "clear" | "resume" | "fork") => void
+  /** /clear, /resume, /fork, /export, /cd, /space. */
+  readonly host: Pick<SessionHostShape, "clear" | "resume" | "fork" | "exportTo" | "list" | "changeWorkspace" | "newSessionIn" | "workspaces">
+  /** The host switched to another session (or workspace): show it and run the next turns on it. */
+  readonly switched: (active: ActiveSession, how: SwitchKind) => void
   readonly pickSession: (sessions: ReadonlyArray<SessionSummary>) => Effect.Effect<string | undefined>
+  readonly pickWorkspace: (workspaces: ReadonlyArray<RecentWorkspace>, current: string) => Effect.Effect<string | undefined>
   readonly sessionId: () => string
+  readonly workspace: () => string
 }
+
+export type SwitchKind = "clear" | "resume" | "fork" | "cd" | "space"
 
 export type CommandEffect = Effect.Effect<void, { readonly message: string }, SessionServices>
 
@@ -248,6 +253,32 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
     name: "fork",
     description: "copy this session under a new id and go on in the copy",
     run: (_args, context) => context.host.fork.pipe(Effect.tap((active) => Effect.sync(() => context.switched(active, "fork"))))
+  },
+  {
+    name: "cd",
+    usage: "DIR",
+    description: "go on with this conversation in another workspace (same session)",
+    run: (args, context) =>
+      args === ""
+        ? Effect.fail({ message: "usage: /cd DIR" })
+        : context.host.changeWorkspace(args).pipe(Effect.tap((active) => Effect.sync(() => context.switched(active, "cd"))))
+  },
+  {
+    name: "space",
+    usage: "[DIR]",
+    description: "start a new session in another workspace (none: pick a recent one)",
+    run: (args, context) =>
+      Effect.gen(function* () {
+        let dir: string | undefined = args
+        if (dir === "") {
+          const recent = yield* context.host.workspaces
+          if (recent.length === 0) return context.print(["no saved sessions yet: name the workspace, /space DIR"])
+          dir = yield* context.pickWorkspace(recent, context.workspace())
+          if (dir === undefined) return
+        }
+        const active = yield* context.host.newSessionIn(dir)
+        context.switched(active, "space")
+      })
   },
   {
     name: "export",

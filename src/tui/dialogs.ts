@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import type { Readable, Writable } from "node:stream"
 import type { ApprovalAnswer, ApprovalRequest, OperatorShape, Question, QuestionAnswer, QuestionsOutcome } from "../engine/operator.ts"
 import type { SessionSummary } from "../session/store.ts"
+import type { RecentWorkspace } from "../session/workspaces.ts"
 import type { Palette } from "./palette.ts"
 import { callDiff } from "./turn-view.ts"
 
@@ -29,9 +30,27 @@ type Clack = typeof import("@clack/prompts")
 export interface Dialogs extends OperatorShape {
   /** /resume's picker: the chosen session's id, or undefined when dismissed. */
   readonly pickSession: (sessions: ReadonlyArray<SessionSummary>) => Effect.Effect<string | undefined>
+  /** /space's picker: the chosen directory, or undefined when dismissed. */
+  readonly pickWorkspace: (workspaces: ReadonlyArray<RecentWorkspace>, current?: string) => Effect.Effect<string | undefined>
 }
 
 const when = (iso: string): string => iso.slice(0, 16).replace("T", " ")
+
+/** Choices for a workspace picker (here and `crystal space`). */
+export const workspaceOptions = (workspaces: ReadonlyArray<RecentWorkspace>, current?: string) =>
+  workspaces.map((workspace) => ({
+    value: workspace.dir,
+    label: workspace.dir,
+    hint: `${workspace.dir === current ? "current · " : ""}${when(workspace.updatedAt)} · ${workspace.sessions} session${workspace.sessions === 1 ? "" : "s"}`
+  }))
+
+/** `crystal space` before any session: the picker on the plain terminal. */
+export const pickWorkspaceAlone = (workspaces: ReadonlyArray<RecentWorkspace>): Effect.Effect<string | undefined> =>
+  Effect.promise(async () => {
+    const prompts = await import("@clack/prompts")
+    const choice = await prompts.select({ message: "Which workspace?", options: workspaceOptions(workspaces, process.cwd()), maxItems: 10 })
+    return prompts.isCancel(choice) ? undefined : choice
+  })
 
 export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
   let clack: Clack | undefined
@@ -152,6 +171,11 @@ export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
           hint: `${when(session.updatedAt)} · ${session.messageCount} message${session.messageCount === 1 ? "" : "s"} · ${session.id}`
         }))
         const choice = await prompts.select({ message: "Resume which session?", options, maxItems: 10, ...io })
+        return prompts.isCancel(choice) ? undefined : choice
+      }),
+    pickWorkspace: (workspaces, current) =>
+      dialog(async (prompts, io) => {
+        const choice = await prompts.select({ message: "Which workspace?", options: workspaceOptions(workspaces, current), maxItems: 10, ...io })
         return prompts.isCancel(choice) ? undefined : choice
       })
   }

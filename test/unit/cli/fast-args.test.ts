@@ -44,7 +44,12 @@ const accepted: ReadonlyArray<ReadonlyArray<string>> = [
   ["run", "--mode", "plan", "--approval", "full", "plan it"],
   ["--mode=work", "--approval=edit"],
   ["run", "--approval", "review", "hi"],
-  ["--approval=review"]
+  ["--approval=review"],
+  ["space"],
+  ["space", "../other"],
+  ["space", "--model", "local/m", "../other"],
+  ["space", "--continue", "--mode=plan"],
+  ["space", "../other", "--disable-tool", "grep"]
 ]
 
 describe("start-up fast path", () => {
@@ -78,7 +83,9 @@ describe("start-up fast path", () => {
     ["--prompt-set", "a", "--prompt-set", "b"],
     ["--prompt-set"],
     ["promptsets", "list"],
-    ["prompt-attachments", "enable", "style"]
+    ["prompt-attachments", "enable", "style"],
+    ["space", "one", "two"],
+    ["space", "--help"]
   ]
 
   it.each(deferred)("leaves %j to @effect/cli", (...argv) => {

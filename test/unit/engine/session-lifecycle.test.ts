@@ -25,7 +25,16 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()))
 })
 
-const quiet = { ...jsonRenderer, sessionStarted: () => Effect.void, textDelta: () => Effect.void, assistantMessage: () => Effect.void, note: () => Effect.void }
+const quiet = {
+  ...jsonRenderer,
+  sessionStarted: () => Effect.void,
+  textDelta: () => Effect.void,
+  assistantMessage: () => Effect.void,
+  note: () => Effect.void,
+  toolStarted: () => Effect.void,
+  approval: () => Effect.void,
+  toolFinished: () => Effect.void
+}
 
 interface ChatBody {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content?: unknown }>
@@ -141,5 +150,84 @@ describe("session lifecycle in one process", () => {
       )
     )
     expect(messagesOf(fake, 1)).toEqual([["system", "…"], ["user", "hello"], ["assistant", "Hi."], ["user", "again"]])
+  })
+})
+
+describe("workspaces in one process", () => {
+  it("/cd ends the old workspace's background processes", async () => {
+    const { fake, workspace, env } = await setup()
+    const second = path.join(path.dirname(workspace), "second")
+    await fs.mkdir(second)
+    const pidFile = path.join(workspace, "pid")
+    fake.script([{ toolCalls: [{ name: "bash_start", arguments: { command: `echo $$ > ${pidFile}; exec sleep 30` } }] }, { text: "Started." }])
+    const flags = { ...defaultSessionFlags, approval: "full" as const }
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const prepared = yield* prepareSession(flags, workspace, env)
+          const host = yield* openSessionHost(prepared, { flags, env, renderer: quiet, operator: headlessOperator })
+          yield* turn(host, "start something")
+          expect(yield* host.current().session.runningTasks).toBe(1)
+          const pid = Number((yield* Effect.promise(() => fs.readFile(pidFile, "utf8"))).trim())
+          yield* host.changeWorkspace(second)
+          expect(yield* host.current().session.runningTasks).toBe(0)
+          expect(() => process.kill(pid, 0)).toThrow()
+        })
+      )
+    )
+  })
+
+  it("/cd goes on with the same session in another workspace; /space starts a new one there", async () => {
+    const { fake, workspace, env, store } = await setup()
+    const second = path.join(path.dirname(workspace), "second")
+    const granted = path.join(path.dirname(workspace), "granted")
+    await fs.mkdir(second)
+    await fs.mkdir(granted)
+    await fs.writeFile(path.join(workspace, "AGENTS.md"), "Rules of the first workspace.\n")
+    await fs.writeFile(path.join(second, "AGENTS.md"), "Rules of the second workspace.\n")
+    fake.script([{ text: "First." }, { text: "Second." }, { text: "Fresh." }])
+    const flags = defaultSessionFlags
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const prepared = yield* prepareSession(flags, workspace, env)
+          const host = yield* openSessionHost(prepared, { flags, env, renderer: quiet, operator: headlessOperator })
+          const id = prepared.document.id
+          yield* turn(host, "one")
+          yield* host.current().session.controls.addAccess(granted, "read").pipe(Effect.provide(host.current().session.services))
+
+          const moved = yield* host.changeWorkspace("../second")
+          expect(moved.prepared.document.id).toBe(id)
+          expect(moved.prepared.paths.workspaceDir).toBe(path.join(second, ".crystal"))
+          const onDisk = yield* store.load(id)
+          expect(onDisk.workspace).toBe(second)
+          expect(onDisk.access).toEqual([{ dir: granted, access: "read" }])
+          expect(existsSync(lockFile(store.dir, id))).toBe(true)
+          yield* turn(host, "two")
+
+          const again = yield* Effect.either(host.changeWorkspace(second))
+          expect(again._tag === "Left" && again.left.message).toBe(`/cd: ${second} is already the workspace`)
+          const missing = yield* Effect.either(host.changeWorkspace("nowhere"))
+          expect(missing._tag === "Left" && missing.left.message).toMatch(/^\/cd: .*nowhere is not an accessible directory/)
+          expect((yield* documentOf(host)).workspace).toBe(second)
+          expect((yield* host.workspaces).map((recent) => recent.dir)).toEqual([second])
+
+          const fresh = yield* host.newSessionIn(workspace)
+          expect(fresh.prepared.document).toMatchObject({ workspace, items: [] })
+          expect(fresh.prepared.document.id).not.toBe(id)
+          expect(existsSync(lockFile(store.dir, id))).toBe(false)
+          yield* turn(host, "three")
+          expect((yield* host.workspaces).map((recent) => recent.dir)).toEqual([workspace, second])
+        })
+      )
+    )
+    const system = (index: number) => String((fake.requests[index]?.body as ChatBody).messages[0]?.content)
+    expect(system(0)).toContain("Rules of the first workspace.")
+    expect(system(1)).toContain("Rules of the second workspace.")
+    expect(system(1)).toContain(second)
+    expect(system(1)).not.toContain("Rules of the first workspace.")
+    expect(messagesOf(fake, 1)).toEqual([["system", "…"], ["user", "one"], ["assistant", "First."], ["user", "two"]])
+    expect(system(2)).toContain("Rules of the first workspace.")
+    expect(messagesOf(fake, 2)).toEqual([["system", "…"], ["user", "three"]])
   })
 })

@@ -36,8 +36,17 @@ const stub = (sessions: ReadonlyArray<SessionSummary>, picked: string | undefine
     host: {
       list: Effect.succeed({ sessions, unreadable: [] }),
       resume: (id: string) => Effect.sync(() => (calls.push(`resume ${id}`), active)),
-      exportTo: (file?: string) => Effect.succeed({ file: `/ws/${file ?? "crystal-session-current.json"}`, missingImages: [] })
-    }
+      exportTo: (file?: string) => Effect.succeed({ file: `/ws/${file ?? "crystal-session-current.json"}`, missingImages: [] }),
+      changeWorkspace: (dir: string) => Effect.sync(() => (calls.push(`cd ${dir}`), active)),
+      newSessionIn: (dir: string) => Effect.sync(() => (calls.push(`space ${dir}`), active)),
+      workspaces: Effect.succeed(sessions.map((session) => ({ dir: session.workspace, updatedAt: session.updatedAt, sessions: 1 })))
+    },
+    workspace: () => "/ws",
+    pickWorkspace: (offered: ReadonlyArray<{ dir: string }>, current: string) =>
+      Effect.sync(() => {
+        calls.push(`workspace picker ${offered.map((workspace) => workspace.dir).join(",")} (current ${current})`)
+        return picked
+      })
   } as unknown as CommandContext
   const run = (name: string, args: string) =>
     Effect.runPromise(findCommand(name)?.run(args, context).pipe(Effect.provide(Context.empty() as Context.Context<SessionServices>)) ?? Effect.void)
@@ -62,6 +71,22 @@ describe("session commands", () => {
     await alone.run("resume", "")
     expect(alone.calls).toEqual([])
     expect(alone.printed).toEqual(["no other saved session in this workspace"])
+  })
+
+  it("/cd needs a directory; /space without one picks a recent workspace, or says there is none", async () => {
+    const cd = stub([], undefined)
+    await cd.run("cd", "../api")
+    expect(cd.calls).toEqual(["cd ../api", "switched cd"])
+    await expect(cd.run("cd", "")).rejects.toThrow()
+    const picked = stub([summary("a"), { ...summary("b"), workspace: "/api" }], "/api")
+    await picked.run("space", "")
+    expect(picked.calls).toEqual(["workspace picker /ws,/api (current /ws)", "space /api", "switched space"])
+    const direct = stub([], undefined)
+    await direct.run("space", "/tmp")
+    expect(direct.calls).toEqual(["space /tmp", "switched space"])
+    const none = stub([], undefined)
+    await none.run("space", "")
+    expect(none.printed).toEqual(["no saved sessions yet: name the workspace, /space DIR"])
   })
 
   it("/export names the file written", async () => {
