@@ -31,7 +31,7 @@ import {
   printNotes,
   printRows,
   yesNo
-} from "./promptsets-command.ts"
+} from "./listing.ts"
 import { writeStderr, writeStdout } from "./output.ts"
 
 const workspaceOption = Options.text("workspace").pipe(

@@ -15,7 +15,7 @@ import type { SessionDocument } from "../session/document.ts"
 import { buildExport, defaultExportFile, exportSession } from "../session/export.ts"
 import { makeSessionStore, SessionError, type SessionSummary } from "../session/store.ts"
 import { writeStderr, writeStdout } from "./output.ts"
-import { formatOption, homeOption, printFields, printRows } from "./promptsets-command.ts"
+import { formatOption, homeOption, printFields, printRows } from "./listing.ts"
 
 class UsageError extends Error {}
 

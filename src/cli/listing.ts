@@ -1,0 +1,85 @@
+/**
+ * What the listing commands (`crystal sessions`, `promptsets`, `prompt-attachments`) share: the
+ * --format and --home options, tables or tab-separated lines, one-line failures with exit code 1.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { resolveHome } from "../config/paths.ts"
+import { PromptChangeError, type PromptFile } from "../prompts/manifest.ts"
+import { writeStderr, writeStdout } from "./output.ts"
+
+export type ListFormat = "table" | "text"
+
+export const formatOption = Options.choice("format", ["table", "text"]).pipe(
+  Options.withDescription("table (default), or text: plain tab-separated lines without a header"),
+  Options.withDefault("table" as const)
+)
+
+export const homeOption = Options.text("home").pipe(
+  Options.withDescription("The Crystal home directory (default: $CRYSTAL_HOME, else ~/.crystal)"),
+  Options.optional
+)
+
+export const formatTable = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? []
+  return rows
+    .map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join("  ").trimEnd())
+    .join("\n")
+}
+
+/** Rows as a table with a header, or as tab-separated lines. */
+export const printRows = (format: ListFormat, header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): void => {
+  if (format === "text") writeStdout(rows.map((cells) => `${cells.join("\t")}\n`).join(""))
+  else writeStdout(`${formatTable([header, ...rows])}\n`)
+}
+
+/** Key/value pairs: aligned in a table, `key<TAB>value` as text. */
+export const printFields = (format: ListFormat, fields: ReadonlyArray<readonly [string, string]>): void => {
+  if (format === "text") writeStdout(fields.map(([key, value]) => `${key.toLowerCase().replaceAll(" ", "-")}\t${value}\n`).join(""))
+  else writeStdout(`${formatTable(fields.map(([key, value]) => [key, value]))}\n`)
+}
+
+export const printNotes = (notes: ReadonlyArray<string>): void => {
+  for (const note of notes) writeStderr(`crystal: ${note}\n`)
+}
+
+export class CommandFailure extends Error {}
+
+/** --home DIR (resolved; must be a directory when given), else $CRYSTAL_HOME or ~/.crystal. */
+export const homeFrom = (home: Option.Option<string>): string => {
+  if (Option.isNone(home)) return resolveHome(process.env)
+  const dir = path.resolve(home.value)
+  if (!isDirectory(dir)) throw new CommandFailure(`--home ${home.value}: not a directory`)
+  return dir
+}
+
+export const isDirectory = (dir: string): boolean => {
+  try {
+    return fs.statSync(dir).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** Runs a handler: exit code 0, or 1 with its one-line message on stderr. */
+export const handle =
+  (setExitCode: (code: number) => void) =>
+  <R>(body: () => Effect.Effect<void, PromptChangeError, R>): Effect.Effect<void, never, R> =>
+    Effect.suspend(body).pipe(
+      Effect.zipRight(Effect.sync(() => setExitCode(0))),
+      Effect.catchAllDefect((defect) =>
+        defect instanceof CommandFailure ? Effect.fail(new PromptChangeError({ message: defect.message })) : Effect.die(defect)
+      ),
+      Effect.catchAll((error) =>
+        Effect.sync(() => {
+          writeStderr(`crystal: ${error.message}\n`)
+          setExitCode(1)
+        })
+      )
+    )
+
+export const yesNo = (value: boolean): string => (value ? "yes" : "no")
+export const fileCell = (file: PromptFile | undefined, missing: string): string => (file === undefined ? missing : path.basename(file.file))
