@@ -13,7 +13,7 @@
  *   object (invalid JSON kept as a string) are sent as `{}`, the only input the API accepts then.
  * - Tool results that follow one another, and user text right after them, share one user message.
  * - Notes, and assistant messages with neither text nor tool calls, are not sent.
- * - Extended thinking is asked for when the model entry says `reasoning`, except while a tool loop
+ * - Thinking (adaptive where the model takes it, else a fixed budget) is asked for when the model entry says `reasoning`, except while a tool loop
  *   continues from an assistant message that has no thinking to replay (e.g. it came from another
  *   model): the API rejects thinking then.
  */
@@ -159,11 +159,20 @@ const continuesToolLoopWithoutThinking = (messages: ReadonlyArray<MessageParam>)
   return assistant !== undefined && !startsWithThinking(assistant)
 }
 
+/**
+ * Models that take adaptive thinking and reject (or deprecate) fixed budgets: Opus and Sonnet 4.6
+ * and later, Mythos, and every Claude 5 family. Older ones (Haiku 4.5, Sonnet/Opus 4.5) only take
+ * budgets.
+ */
+export const takesAdaptiveThinking = (id: string): boolean =>
+  /^claude-(opus|sonnet)-4-([6-9]|\d{2,})(-|$)/.test(id) || /^claude-mythos-/.test(id) || /^claude-[a-z]+-([5-9]|\d{2,})(-|$)/.test(id)
+
 const thinkingConfig = (request: ModelRequest, messages: ReadonlyArray<MessageParam>): ThinkingConfigParam | undefined => {
-  if (!request.model.capabilities.reasoning) return undefined
+  if (!request.model.capabilities.reasoning || continuesToolLoopWithoutThinking(messages)) return undefined
+  // Summarised rather than the model's default, which may omit the text the operator sees dimmed.
+  if (takesAdaptiveThinking(request.model.id)) return { type: "adaptive", display: "summarized" }
   const budget = thinkingBudget(request.model.capabilities.maxOutputTokens)
-  if (budget === undefined || continuesToolLoopWithoutThinking(messages)) return undefined
-  return { type: "enabled", budget_tokens: budget }
+  return budget === undefined ? undefined : { type: "enabled", budget_tokens: budget }
 }
 
 export const anthropicTools = (tools: ReadonlyArray<ToolDefinition>): Array<Tool> =>

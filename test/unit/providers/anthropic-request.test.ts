@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { makeAnthropicClient } from "../../../src/providers/anthropic.ts"
-import { anthropicRequestBody, thinkingBudget } from "../../../src/providers/anthropic-encode.ts"
+import { anthropicRequestBody, takesAdaptiveThinking, thinkingBudget } from "../../../src/providers/anthropic-encode.ts"
 import type { ImageBytes } from "../../../src/providers/model-client.ts"
 import type { TranscriptItem } from "../../../src/session/items.ts"
 import { anthropicModel, anthropicSetup } from "./anthropic-fixtures.ts"
@@ -263,6 +263,32 @@ describe("anthropic request body", () => {
   for (const [maxTokens, budget] of budgetCases) {
     it(`max_tokens ${maxTokens} gives a thinking budget of ${String(budget)}`, () => {
       expect(thinkingBudget(maxTokens)).toBe(budget)
+    })
+  }
+
+  const adaptiveCases: ReadonlyArray<readonly [string, boolean]> = [
+    ["claude-sonnet-5-5", true],
+    ["claude-opus-5", true],
+    ["claude-haiku-5-5", true],
+    ["claude-fable-5-2", true],
+    ["claude-mythos-preview", true],
+    ["claude-opus-4-8", true],
+    ["claude-opus-4-6", true],
+    ["claude-sonnet-4-6", true],
+    ["claude-sonnet-4-5", false],
+    ["claude-sonnet-4-5-20250929", false],
+    ["claude-opus-4-5-20251101", false],
+    ["claude-haiku-4-5", false],
+    ["claude-3-7-sonnet-latest", false],
+    ["test-claude", false]
+  ]
+  for (const [id, adaptive] of adaptiveCases) {
+    it(`${id} ${adaptive ? "takes adaptive thinking" : "takes a thinking budget"}`, () => {
+      const model = { ...anthropicModel("http://unused", {}, { reasoning: true, maxOutputTokens: 16_000 }), id }
+      expect(takesAdaptiveThinking(id)).toBe(adaptive)
+      expect(anthropicRequestBody(requestFor(model)).thinking).toEqual(
+        adaptive ? { type: "adaptive", display: "summarized" } : { type: "enabled", budget_tokens: 8_000 }
+      )
     })
   }
 
