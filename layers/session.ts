@@ -178,10 +178,10 @@ export const startSession = (
     const reviewer = makeReviewer({
       activeModel,
       systemText: () => {
-        const { locations, attachments } = sources()
+        const { locations, attachments } = sources().reviewer
         return composePrompt("review", reviewValues(), locations, attachments).text
       },
-      userTemplate: () => resolvePrompt("review.user", sources().locations).text,
+      userTemplate: () => resolvePrompt("review.user", sources().reviewer.locations).text,
       hostValues: reviewValues
     })
     let titleTried = false

@@ -163,6 +163,8 @@ export interface AttachmentSelection {
   /** Discovery notes, and forced names no longer found (after a workspace change). */
   readonly notes: ReadonlyArray<string>
   readonly texts: AttachmentTexts
+  /** The same, restricted to the attachments that come from one place. */
+  readonly textsFrom: (source: AttachmentSource) => AttachmentTexts
 }
 
 export const missingForcedNote = (id: string, dirs: Readonly<Record<AttachmentSource, string>>): string =>
@@ -185,16 +187,25 @@ const activeFrom = (discovery: AttachmentDiscovery, forced: ReadonlyArray<string
 }
 
 export const selectPromptAttachments = (paths: PromptPaths, flags: AttachmentFlags = noAttachmentFlags): AttachmentSelection => {
-  if (flags.attachmentsOff) return { off: true, active: [], discovery: undefined, notes: [], texts: () => [] }
+  if (flags.attachmentsOff) return { off: true, active: [], discovery: undefined, notes: [], texts: () => [], textsFrom: () => () => [] }
   const discovery = discoverPromptAttachments(paths)
   const notes = [...discovery.notes]
   const active = activeFrom(discovery, flags.forcedAttachments, notes)
-  const texts: AttachmentTexts = (prompt, bind) =>
-    active.flatMap(({ attachment }) => {
-      const file = attachment.files[prompt]
-      return file === undefined ? [] : [bind(file.text)]
-    })
-  return { off: false, active, discovery, notes, texts }
+  const textsOf =
+    (from: ReadonlyArray<ActiveAttachment>): AttachmentTexts =>
+    (prompt, bind) =>
+      from.flatMap(({ attachment }) => {
+        const file = attachment.files[prompt]
+        return file === undefined ? [] : [bind(file.text)]
+      })
+  return {
+    off: false,
+    active,
+    discovery,
+    notes,
+    texts: textsOf(active),
+    textsFrom: (source) => textsOf(active.filter(({ attachment }) => attachment.source === source))
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

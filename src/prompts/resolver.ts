@@ -27,8 +27,8 @@ export type SetLookup = (name: PromptName) => { readonly set: string; readonly f
 export interface PromptLocations {
   /** ~/.crystal/prompts */
   readonly homePrompts: string
-  /** <workspace>/.crystal/prompts */
-  readonly workspacePrompts: string
+  /** <workspace>/.crystal/prompts; undefined where the workspace must not be heard (the reviewer). */
+  readonly workspacePrompts: string | undefined
   readonly set?: SetLookup | undefined
 }
 
@@ -47,7 +47,7 @@ export const readPromptFile = (dir: string, name: PromptName): { readonly file: 
 }
 
 export const resolvePrompt = (name: PromptName, locations: PromptLocations): ResolvedPrompt => {
-  const fromWorkspace = readPromptFile(locations.workspacePrompts, name)
+  const fromWorkspace = locations.workspacePrompts === undefined ? undefined : readPromptFile(locations.workspacePrompts, name)
   if (fromWorkspace !== undefined) return { name, text: fromWorkspace.text, source: { kind: "workspace", file: fromWorkspace.file } }
   const fromHome = readPromptFile(locations.homePrompts, name)
   if (fromHome !== undefined) return { name, text: fromHome.text, source: { kind: "home", file: fromHome.file } }

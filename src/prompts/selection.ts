@@ -70,6 +70,12 @@ export const resolvePromptSelection = (flags: PromptFlags, paths: PromptPaths): 
 export interface PromptSources {
   readonly locations: PromptLocations
   readonly attachments: AttachmentTexts
+  /**
+   * What the reviewer of --approval review may read: the same minus everything the workspace
+   * supplies (its prompt files and its attachments). A repository must not be able to talk the
+   * reviewer into allowing a call, just as it never sees the workspace instructions.
+   */
+  readonly reviewer: { readonly locations: PromptLocations; readonly attachments: AttachmentTexts }
   /** The prompt set in use ("default" for the built-in texts). */
   readonly setName: string
   /** Skipped directories, a conflict of enabled sets, forced names gone missing. */
@@ -83,13 +89,14 @@ export interface PromptSources {
 export const promptSources = (paths: PromptPaths, selection: PromptSelection): PromptSources => {
   const set = selectPromptSet(paths.home, selection.promptSet)
   const attachments = selectPromptAttachments(paths, selection)
+  const homePrompts = path.join(paths.home, "prompts")
   return {
-    locations: {
-      homePrompts: path.join(paths.home, "prompts"),
-      workspacePrompts: path.join(paths.workspaceDir, "prompts"),
-      set: set.lookup
-    },
+    locations: { homePrompts, workspacePrompts: path.join(paths.workspaceDir, "prompts"), set: set.lookup },
     attachments: attachments.texts,
+    reviewer: {
+      locations: { homePrompts, workspacePrompts: undefined, set: set.lookup },
+      attachments: attachments.textsFrom("home")
+    },
     setName: set.name,
     notes: [...set.notes, ...attachments.notes]
   }
