@@ -10,6 +10,7 @@ import type { SessionSummary } from "../session/store.ts"
 import type { RecentWorkspace } from "../session/workspaces.ts"
 import type { Palette } from "./palette.ts"
 import { callDiff } from "./turn-view.ts"
+import { visible, visibleValue } from "./visible.ts"
 
 export interface DialogHost {
   /** Hides the live region and hands the keyboard over; returns how to take it back. */
@@ -52,6 +53,9 @@ export const pickWorkspaceAlone = (workspaces: ReadonlyArray<RecentWorkspace>): 
     return prompts.isCancel(choice) ? undefined : choice
   })
 
+/** A longer command is cut here, and says so: what is approved must never be hidden silently. */
+const maxCommandLines = 40
+
 export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
   let clack: Clack | undefined
   /** Runs one dialog with the keyboard handed to clack, noticing Ctrl+C on the way. */
@@ -74,14 +78,16 @@ export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
     })
 
   const approve = (request: ApprovalRequest): Effect.Effect<ApprovalAnswer> => {
-    const c = request.classification
+    const c = { ...request.classification, summary: visible(request.classification.summary) }
     const preview: Array<string> = []
-    const call = { id: "", name: request.toolName, arguments: request.arguments }
+    const call = { id: "", name: request.toolName, arguments: visibleValue(request.arguments) }
     preview.push(...callDiff(call, palette, host.columns()))
-    const args = request.arguments as Record<string, unknown> | undefined
+    const args = call.arguments as Record<string, unknown> | undefined
     if (request.toolName === "bash" || request.toolName === "bash_start") {
       const command = typeof args?.["command"] === "string" ? args["command"] : ""
-      preview.push(...command.split("\n").slice(0, 12).map((line) => `    ${palette.cyan(line)}`))
+      const lines = command.split("\n")
+      preview.push(...lines.slice(0, maxCommandLines).map((line) => `    ${palette.cyan(line)}`))
+      if (lines.length > maxCommandLines) preview.push(palette.yellow(`    … ${lines.length - maxCommandLines} more lines of this command are not shown`))
     }
     return dialog(async (prompts, io) => {
       host.commit([

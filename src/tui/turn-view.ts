@@ -11,6 +11,7 @@ import { diffLines, withContext } from "./diff.ts"
 import { MarkdownStream } from "./markdown.ts"
 import type { Palette } from "./palette.ts"
 import { clipText } from "./width.ts"
+import { visible, visibleValue } from "./visible.ts"
 
 export interface TurnSurface {
   readonly commit: (lines: ReadonlyArray<string>) => void
@@ -94,7 +95,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
       Effect.sync(() => {
         endReasoning()
         surface.activity(undefined)
-        const lines = markdown.push(text)
+        const lines = markdown.push(visible(text))
         // The live tail first, so the redraw after the commit does not show the finished line twice.
         surface.partial(markdown.partialPreview())
         surface.commit(lines)
@@ -104,13 +105,14 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
         if (reasoningChars === 0) reasoningStarted = Date.now()
         reasoningChars += text.length
         // The collapsed line shows how the reasoning began: its first line, once that has arrived.
-        if (!reasoningFirstLine.includes("\n") && reasoningFirstLine.length < 200) reasoningFirstLine += text
+        if (!reasoningFirstLine.includes("\n") && reasoningFirstLine.length < 200) reasoningFirstLine += visible(text)
         surface.activity(palette.dim(`✻ thinking… ${reasoningChars} characters`))
       }),
     assistantMessage: () => Effect.sync(settle),
-    toolStarted: (call) =>
+    toolStarted: (raw) =>
       Effect.sync(() => {
         settle()
+        const call = { ...raw, arguments: visibleValue(raw.arguments) }
         calls.set(call.id, call)
         surface.commit([`${palette.cyan("●")} ${palette.bold(callLine(call, surface.columns() - 3))}`])
         surface.activity(palette.dim(`running ${call.name}…`))
@@ -120,9 +122,10 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
         if (event.outcome === "denied") denied.add(event.callId)
         else if (event.by === "operator") previewed.add(event.callId)
       }),
-    toolFinished: (result: ToolResult, durationMs) =>
+    toolFinished: (raw: ToolResult, durationMs) =>
       Effect.sync(() => {
         surface.activity(undefined)
+        const result = { ...raw, text: visible(raw.text) }
         const call = calls.get(result.callId)
         const bytes = Buffer.byteLength(result.text)
         const lineCount = result.text === "" ? 0 : result.text.replace(/\n$/, "").split("\n").length

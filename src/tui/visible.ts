@@ -1,0 +1,25 @@
+/**
+ * Text from the model, its tool arguments and command output, made inert before it reaches the
+ * terminal: control characters other than newline and tab are drawn as visible symbols (ESC as ␛,
+ * a carriage return as ␍), so nothing the model writes can move the cursor, erase rows or hide part
+ * of what the operator is asked to approve. CRLF is a newline.
+ */
+const controls = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g
+
+const symbolFor = (char: string): string => {
+  const code = char.charCodeAt(0)
+  if (code < 0x20) return String.fromCharCode(0x2400 + code)
+  return code === 0x7f ? "␡" : `\\x${code.toString(16)}`
+}
+
+export const visible = (text: string): string => text.replace(/\r\n/g, "\n").replace(controls, symbolFor)
+
+/** The same for every string inside a parsed JSON value (tool arguments). */
+export const visibleValue = (value: unknown): unknown => {
+  if (typeof value === "string") return visible(value)
+  if (Array.isArray(value)) return value.map(visibleValue)
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [visible(key), visibleValue(inner)]))
+  }
+  return value
+}

@@ -1,0 +1,34 @@
+import * as Effect from "effect/Effect"
+import { describe, expect, it } from "vitest"
+import { makePalette } from "../../../src/tui/palette.ts"
+import { makeTurnView } from "../../../src/tui/turn-view.ts"
+import { visible, visibleValue } from "../../../src/tui/visible.ts"
+
+describe("untrusted text on the terminal", () => {
+  it("draws control characters as symbols and keeps newlines, tabs and CRLF line ends", () => {
+    expect(visible("a\tb\r\nc\n")).toBe("a\tb\nc\n")
+    expect(visible("rm -rf ~/work #\r    ls -la")).toBe("rm -rf ~/work #␍    ls -la")
+    expect(visible("\x1b[2J\x1b]0;title\x07\x7f\x9b")).toBe("␛[2J␛]0;title␇␡\\x9b")
+  })
+
+  it("reaches every string inside tool arguments", () => {
+    expect(visibleValue({ command: "ls\r", list: ["\x1b[A", 3], nested: { "k\x1b": null } })).toEqual({
+      command: "ls␍",
+      list: ["␛[A", 3],
+      nested: { "k␛": null }
+    })
+  })
+
+  it("is what the turn view commits for answers, calls and their output", () => {
+    const committed: Array<string> = []
+    const view = makeTurnView({ commit: (lines) => committed.push(...lines), partial: () => {}, activity: () => {}, columns: () => 80 }, makePalette(false))
+    Effect.runSync(view.textDelta("clear\x1b[2J screen\n"))
+    Effect.runSync(view.toolStarted({ id: "c1", name: "bash", arguments: { command: "rm -rf x #\r ls" } }))
+    Effect.runSync(view.toolFinished({ _tag: "tool_result", id: "r", callId: "c1", name: "bash", text: "exit 0\n\x1b[1Ahidden", isError: false }, 5))
+    const screen = committed.join("\n")
+    expect(screen).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/)
+    expect(screen).toContain("clear␛[2J screen")
+    expect(screen).toContain("rm -rf x #␍ ls")
+    expect(screen).toContain("␛[1Ahidden")
+  })
+})
