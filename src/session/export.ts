@@ -75,9 +75,35 @@ export const buildExport = (
     }
   })
 
-/** Builds the export and writes it atomically, owner-only (a transcript is private). */
+/** Whether `file` may be written: it does not exist yet, or it is an earlier Crystal export. */
+const replaceableBy = (file: string): Effect.Effect<void, SessionError> =>
+  Effect.promise(async () => {
+    let text: string
+    try {
+      text = await fs.readFile(file, "utf8")
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "ENOENT" ? undefined : `cannot read it (${(error as Error).message})`
+    }
+    try {
+      const parsed: unknown = JSON.parse(text)
+      if (typeof parsed === "object" && parsed !== null && (parsed as { format?: unknown }).format === exportFormat) return undefined
+    } catch {
+      // not JSON: certainly not an export
+    }
+    return "it exists and is not a Crystal session export"
+  }).pipe(
+    Effect.flatMap((problem) =>
+      problem === undefined ? Effect.void : Effect.fail(new SessionError({ message: `not exported: ${file}: ${problem}; choose another file (it was left untouched)` }))
+    )
+  )
+
+/**
+ * Builds the export and writes it atomically, owner-only (a transcript is private). It never
+ * replaces a file the operator wrote: only a missing file or an earlier export.
+ */
 export const exportSession = (doc: SessionDocument, mediaDir: string, file: string): Effect.Effect<ExportResult, SessionError> =>
   Effect.gen(function* () {
+    yield* replaceableBy(file)
     const { exported, missingImages } = yield* buildExport(doc, mediaDir)
     yield* Effect.tryPromise({
       try: () => writeFileAtomic(file, `${JSON.stringify(exported, null, 2)}\n`, { mode: 0o600 }),
