@@ -30,15 +30,25 @@ export const lockHolder = (dir: string, id: string): number | undefined => {
   }
 }
 
+/** Lock files this process holds: a lock with our own pid is ours only if it is listed here. */
+const heldHere = new Set<string>()
+
 export const acquireSessionLock = (dir: string, id: string): LockResult => {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
   const file = lockFile(dir, id)
+  // Held by another part of this process (a session being reopened, a late title): not free.
+  if (heldHere.has(file)) return { _tag: "Busy", pid: process.pid }
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(file, `${process.pid}\n`, { flag: "wx", mode: 0o600 })
+      heldHere.add(file)
+      let released = false
       return {
         _tag: "Locked",
         release: () => {
+          if (released) return
+          released = true
+          heldHere.delete(file)
           try {
             if (fs.readFileSync(file, "utf8").trim() === String(process.pid)) fs.rmSync(file, { force: true })
           } catch {
