@@ -3,6 +3,7 @@
  * status line, on one session. Keys are read raw (see keys.ts); turns run as fibers so that
  * Ctrl+C can interrupt one while the editor stays usable (a prompt sent meanwhile is queued).
  */
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -24,7 +25,7 @@ import { acceptCompletion, findCompletion, listWorkspaceFiles, moveSelection, ty
 import { makeDialogs } from "./dialogs.ts"
 import { editorKey, editorWith, emptyEditor, type EditorState } from "./editor-state.ts"
 import { layoutEditor, promptMark } from "./editor-view.ts"
-import { historyFile, historyNext, historyPrevious, historyRecord, loadHistory, makeHistory, saveHistory } from "./history.ts"
+import { appendHistory, historyFile, historyNext, historyPrevious, historyRecord, loadHistory, makeHistory } from "./history.ts"
 import { decodeKeys, type Key } from "./keys.ts"
 import { makePalette } from "./palette.ts"
 import { recap } from "./recap.ts"
@@ -292,7 +293,10 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
           // Resumed again in this process: the open conversation is the one to hold the title.
           if (now.prepared.document.id === id) {
             const target = Context.get(now.session.services, Conversation)
-            return target.update((doc) => (doc.title === undefined ? { ...doc, title } : doc)).pipe(Effect.zipRight(target.flush))
+            return target.update((doc) => (doc.title === undefined ? { ...doc, title } : doc)).pipe(
+              Effect.zipRight(target.save),
+              Effect.zipRight(target.flush)
+            )
           }
           // Closed: never write from the stale in-memory copy; the file as it is now, under its lock.
           return saveLateTitle(now.prepared.store, id, title)
@@ -335,8 +339,18 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       }
       // Until it ends (a switch of session, a picker), what is sent waits, as during a turn.
       commandRunning = true
-      void Effect.runPromise(work.pipe(Effect.provide(session().services))).then(() => {
+      void Effect.runPromiseExit(work.pipe(Effect.provide(session().services))).then((exit) => {
         commandRunning = false
+        // A defect (a switch whose old session could not be reopened either, say) leaves no session
+        // worth trusting: say so in one line and leave, rather than go on with one that cannot save.
+        if (exit._tag === "Failure") {
+          commit([palette.red(`crystal: /${parsed.name} failed: ${Cause.pretty(exit.cause).split("\n")[0] ?? "unknown error"}; leaving`)])
+          if (!exiting) {
+            exiting = true
+            finish(1)
+          }
+          return
+        }
         runQueued()
       })
       return true
@@ -347,7 +361,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       if (text.trim() === "") return
       if (!fromQueue) {
         history = historyRecord(history, text)
-        void saveHistory(historyPath, workspace, history.entries).catch(() => {})
+        void appendHistory(historyPath, workspace, text)
       }
       if (turn !== undefined || commandRunning) {
         queue.push(text)

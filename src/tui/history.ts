@@ -1,7 +1,7 @@
 /**
  * Prompt history per workspace: Up/Down walk it, the draft being typed is kept while walking.
  * Stored as `$CRYSTAL_HOME/history/<hash of the workspace>.json` (owner-only: prompts can hold
- * private text), rewritten atomically after each submitted prompt.
+ * private text), rewritten atomically after each submitted prompt, merged with what is on disk.
  */
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
@@ -45,16 +45,45 @@ export const historyRecord = (history: History, text: string): History => {
 export const historyFile = (home: string, workspace: string): string =>
   path.join(home, "history", `${createHash("sha256").update(workspace).digest("hex").slice(0, 16)}.json`)
 
-/** A missing or unreadable file is an empty history: losing recall is better than refusing to start. */
-export const loadHistory = (file: string): ReadonlyArray<string> => {
+type Stored = { readonly _tag: "Entries"; readonly entries: ReadonlyArray<string> } | { readonly _tag: "Unreadable" }
+
+const readStored = (file: string): Stored => {
+  let text: string
   try {
-    const parsed: unknown = JSON.parse(fs.readFileSync(file, "utf8"))
-    const entries = (parsed as { entries?: unknown }).entries
-    return Array.isArray(entries) ? entries.filter((entry): entry is string => typeof entry === "string").slice(-historyLimit) : []
+    text = fs.readFileSync(file, "utf8")
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? { _tag: "Entries", entries: [] } : { _tag: "Unreadable" }
+  }
+  try {
+    const entries = (JSON.parse(text) as { entries?: unknown }).entries
+    if (!Array.isArray(entries)) return { _tag: "Unreadable" }
+    return { _tag: "Entries", entries: entries.filter((entry): entry is string => typeof entry === "string").slice(-historyLimit) }
   } catch {
-    return []
+    return { _tag: "Unreadable" }
   }
 }
 
-export const saveHistory = (file: string, workspace: string, entries: ReadonlyArray<string>): Promise<void> =>
-  writeFileAtomic(file, `${JSON.stringify({ workspace, entries }, null, 1)}\n`, { mode: 0o600 })
+/** A missing or unreadable file is an empty history: losing recall is better than refusing to start. */
+export const loadHistory = (file: string): ReadonlyArray<string> => {
+  const stored = readStored(file)
+  return stored._tag === "Entries" ? stored.entries : []
+}
+
+let writes: Promise<void> = Promise.resolve()
+
+/**
+ * Adds a prompt to the file as it is on disk now (another crystal in the same workspace may have
+ * added its own since this one loaded), one write at a time. A file that does not parse is left
+ * alone: it is not ours to replace.
+ */
+export const appendHistory = (file: string, workspace: string, text: string): Promise<void> => {
+  writes = writes
+    .then(async () => {
+      const stored = readStored(file)
+      if (stored._tag === "Unreadable" || text.trim() === "") return
+      const entries = stored.entries.at(-1) === text ? stored.entries : [...stored.entries, text].slice(-historyLimit)
+      await writeFileAtomic(file, `${JSON.stringify({ workspace, entries }, null, 1)}\n`, { mode: 0o600 })
+    })
+    .catch(() => {})
+  return writes
+}
