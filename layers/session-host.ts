@@ -132,14 +132,17 @@ export const openSessionHost = (first: PreparedSession, options: SessionHostOpti
 
     /** As `crystal --resume ID` from the session's own workspace; the saved model, mode and approval apply. */
     const prepareResume = (id: string, workspace: string) =>
-      prepareSession({ ...options.flags, resume: id, continue: false, model: undefined, mode: undefined, approval: undefined }, workspace, options.env)
+      prepareSession({ ...options.flags, resume: id, continue: false, model: undefined, mode: undefined, approval: undefined }, workspace, options.env, {
+        prompts: first.prompts
+      })
 
     /** A new session in `workspace` with the model, mode and approval `doc` has now. */
     const prepareFresh = (doc: SessionDocument, workspace: string) =>
       prepareSession(
         { ...options.flags, resume: undefined, continue: false, model: doc.model, mode: doc.mode, approval: doc.approval },
         workspace,
-        options.env
+        options.env,
+        { prompts: first.prompts }
       )
 
     /** DIR as typed after /cd or /space: relative to the current workspace, `~` for the home directory. */

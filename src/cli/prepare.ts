@@ -90,7 +90,11 @@ const detectLocalOllama = (config: Config, configFile: string, env: Env) => {
   )
 }
 
-export const prepareSession = (flags: SessionFlags, cwd: string, env: Env) =>
+/**
+ * `prompts`: the prompt flags as checked when the process started. Switching sessions passes them
+ * on, so a forced attachment the new workspace lacks is a note at composition, not a refusal.
+ */
+export const prepareSession = (flags: SessionFlags, cwd: string, env: Env, checked?: { readonly prompts: PromptSelection }) =>
   Effect.gen(function* () {
     const startDir = yield* realDirectory(cwd, "the current directory")
     const initialPaths = makeCrystalPaths(startDir, env)
@@ -101,7 +105,7 @@ export const prepareSession = (flags: SessionFlags, cwd: string, env: Env) =>
     const earlier = yield* findSession(store, flags, startDir)
     const workspace = Option.isSome(earlier) ? yield* realDirectory(earlier.value.workspace, "the session's workspace") : startDir
     const paths = workspace === startDir ? initialPaths : makeCrystalPaths(workspace, env)
-    const prompts = yield* resolvePromptSelection(flags, paths)
+    const prompts = checked?.prompts ?? (yield* resolvePromptSelection(flags, paths))
     const requested =
       flags.model !== undefined
         ? { ref: flags.model, source: "--model" }

@@ -18,7 +18,7 @@ import { runTurn } from "../../../src/engine/turn.ts"
 import { lockFile } from "../../../src/session/lock.ts"
 import { makeSessionStore } from "../../../src/session/store.ts"
 import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
-import { tempDir } from "../../support/temp.ts"
+import { tempDir, writeTree } from "../../support/temp.ts"
 
 const servers: Array<FakeLlm> = []
 afterEach(async () => {
@@ -175,6 +175,29 @@ describe("workspaces in one process", () => {
         })
       )
     )
+  })
+
+  it("/cd keeps a --prompt-attachment the new workspace lacks as a note, not a refusal", async () => {
+    const { fake, workspace, env } = await setup()
+    const second = path.join(path.dirname(workspace), "second")
+    await fs.mkdir(second)
+    await writeTree(path.join(workspace, ".crystal", "prompt-attachments", "local-style"), { "prompt.json": "{}\n", "work.md": "LOCAL STYLE\n" })
+    fake.script([{ text: "Moved." }])
+    const flags = { ...defaultSessionFlags, promptAttachment: ["local-style"] }
+    const seen = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const prepared = yield* prepareSession(flags, workspace, env)
+          const host = yield* openSessionHost(prepared, { flags, env, renderer: quiet, operator: headlessOperator })
+          const before = (yield* documentOf(host)).system
+          const moved = yield* host.changeWorkspace(second)
+          return { before, after: (yield* documentOf(host)).system, notes: moved.session.notes }
+        })
+      )
+    )
+    expect(seen.before).toContain("LOCAL STYLE")
+    expect(seen.after).not.toContain("LOCAL STYLE")
+    expect(seen.notes.some((note) => note.includes("'local-style' given with --prompt-attachment"))).toBe(true)
   })
 
   it("/cd goes on with the same session in another workspace; /space starts a new one there", async () => {
