@@ -1,65 +1,28 @@
-import { describe, expect, it } from "@effect/vitest"
-import * as Deferred from "effect/Deferred"
+import { describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
-import * as Stream from "effect/Stream"
 import { anthropicEvent } from "../../support/fake-llm/anthropic.ts"
 import { anthropicSetup, messageStart, sseHeaders } from "./anthropic-fixtures.ts"
-import { requestFor } from "./fixtures.ts"
+import { interruptsBeforeResponse, interruptsMidStream } from "./interruption.ts"
 
 const textDelta = (text: string) => anthropicEvent("content_block_delta", { index: 0, delta: { type: "text_delta", text } })
 
-/** Generous for a loaded CI machine, yet far below the seconds the server would keep going. */
-// The scripted model would take 10 s; closing within 2 s proves the abort without tripping over a loaded machine
-// (the first abort in a vitest process also pays for mapping its stack through the SDK source maps).
-const promptlyMs = 2_000
-
 describe("anthropic adapter: interruption", () => {
   it.scopedLive("interrupting mid-stream closes the connection at once", () =>
-    Effect.gen(function* () {
-      const { fake, model, client } = yield* anthropicSetup()
-      fake.script([
+    Effect.flatMap(anthropicSetup(), (adapter) =>
+      interruptsMidStream(
+        adapter,
         {
-          kind: "raw",
           headers: sseHeaders,
           // Everything up to the first text at once, the rest 10 s later.
           chunks: [
-            [
-              messageStart(),
-              anthropicEvent("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
-              textDelta("first")
-            ].join(""),
+            [messageStart(), anthropicEvent("content_block_start", { index: 0, content_block: { type: "text", text: "" } }), textDelta("first")].join(""),
             textDelta("second")
-          ],
-          chunkDelayMs: 10_000
-        }
-      ])
-      const firstText = yield* Deferred.make<void>()
-      const fiber = yield* client.stream(requestFor(model)).pipe(
-        Stream.runForEach((event) => (event.type === "text_delta" ? Deferred.succeed(firstText, undefined) : Effect.void)),
-        Effect.fork
+          ]
+        },
+        "text_delta"
       )
-      yield* Deferred.await(firstText)
-      const started = Date.now()
-      yield* Fiber.interrupt(fiber)
-      const request = yield* Effect.promise(() => fake.waitForRequest(1))
-      const closed = yield* Effect.promise(() => request.closed)
-      expect(closed.beforeReplyFinished).toBe(true)
-      expect(closed.at - started).toBeLessThan(promptlyMs)
-    })
+    )
   )
 
-  it.scopedLive("interrupting while the model thinks aborts the request", () =>
-    Effect.gen(function* () {
-      const { fake, model, client } = yield* anthropicSetup()
-      fake.script([{ text: "late", delayMs: 10_000 }])
-      const fiber = yield* client.stream(requestFor(model)).pipe(Stream.runDrain, Effect.fork)
-      const request = yield* Effect.promise(() => fake.waitForRequest(1, { timeoutMs: 5_000 }))
-      const started = Date.now()
-      yield* Fiber.interrupt(fiber)
-      const closed = yield* Effect.promise(() => request.closed)
-      expect(closed.beforeReplyFinished).toBe(true)
-      expect(closed.at - started).toBeLessThan(promptlyMs)
-    })
-  )
+  it.scopedLive("interrupting while the model thinks aborts the request", () => Effect.flatMap(anthropicSetup(), interruptsBeforeResponse))
 })
