@@ -40,7 +40,9 @@ const onFirstOutput = (view: RendererShape, action: () => void): RendererShape =
 const rendererFor = (format: OutputFormat): Effect.Effect<RendererShape> =>
   (format === "json"
     ? Effect.succeed(jsonRenderer)
-    : Effect.promise(() => isTerminal(2)).pipe(Effect.map((tty) => makeTextRenderer(makeStyle(colorWanted(tty)))))
+    : Effect.promise(() => Promise.all([isTerminal(1), isTerminal(2)])).pipe(
+        Effect.map(([stdout, stderr]) => makeTextRenderer(makeStyle(colorWanted(stderr)), { stdout, stderr }))
+      )
   ).pipe(Effect.map((view) => onFirstOutput(view, startupComplete)))
 
 const promptText = (prompt: string | undefined) =>

@@ -11,7 +11,7 @@ import { diffLines, withContext } from "./diff.ts"
 import { MarkdownStream } from "./markdown.ts"
 import type { Palette } from "./palette.ts"
 import { clipText } from "./width.ts"
-import { visible, visibleValue } from "./visible.ts"
+import { visible, visibleValue } from "../cli/visible.ts"
 
 export interface TurnSurface {
   readonly commit: (lines: ReadonlyArray<string>) => void

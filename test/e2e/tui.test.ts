@@ -476,4 +476,20 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     expect(text).toContain("› hi\nPlain **answer**.\n")
     expect(text).not.toContain("\x1b")
   })
+
+  it("crystal run on a terminal draws the model's control characters as symbols instead of obeying them", async () => {
+    const sandbox: Sandbox = await makeSandbox({})
+    const fake: FakeLlm = await startFakeLlm()
+    cleanups.push(() => fake.close())
+    await writeLocalConfig(sandbox, fake.url)
+    fake.script([
+      { toolCalls: [{ id: "call_ls", name: "list", arguments: { path: ".\x1b[2J" } }] },
+      { text: "Title \x1b]0;pwned\x07 set, screen \x1b[2J cleared?\n" }
+    ])
+    const terminal = openTerminal([crystalBinary, "run", "hi"], { cwd: sandbox.workspace, env: { ...sandbox.env, TERM: "xterm" } })
+    cleanups.push(() => terminal.close())
+    const screen = await terminal.waitFor(/EXIT=\d+/)
+    expect(screen).toContain("Title ␛]0;pwned␇ set, screen ␛[2J cleared?")
+    expect(screen).toContain("→ list .␛[2J")
+  })
 })

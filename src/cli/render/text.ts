@@ -6,11 +6,18 @@ import * as Effect from "effect/Effect"
 import type { RendererShape } from "../../engine/renderer.ts"
 import { writeStderr, writeStdout } from "../output.ts"
 import type { Style } from "../style.ts"
+import { visible } from "../visible.ts"
 import { describeCall, describeResult } from "./summary.ts"
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
 
-export const makeTextRenderer = (style: Style): RendererShape => {
+/**
+ * `terminals`: which streams are terminals. There the model's text, reasoning and tool lines are
+ * made inert (control characters drawn as symbols); a pipe or file gets the text exactly.
+ */
+export const makeTextRenderer = (style: Style, terminals: { readonly stdout: boolean; readonly stderr: boolean } = { stdout: false, stderr: false }): RendererShape => {
+  const forStdout = (text: string) => (terminals.stdout ? visible(text) : text)
+  const forStderr = (text: string) => (terminals.stderr ? visible(text) : text)
   // Whether the last thing written to each stream ended a line, so output never runs together.
   let stdoutAtLineStart = true
   let stderrAtLineStart = true
@@ -42,7 +49,7 @@ export const makeTextRenderer = (style: Style): RendererShape => {
     textDelta: (text) =>
       Effect.sync(() => {
         endReasoning()
-        out(text)
+        out(forStdout(text))
       }),
     reasoningDelta: (text) =>
       Effect.sync(() => {
@@ -51,21 +58,21 @@ export const makeTextRenderer = (style: Style): RendererShape => {
           if (!stderrAtLineStart) err("\n")
           err(style.dim("thinking: "))
         }
-        err(style.dim(text))
+        err(style.dim(forStderr(text)))
       }),
     assistantMessage: () =>
       Effect.sync(() => {
         endReasoning()
         if (!stdoutAtLineStart) out("\n")
       }),
-    toolStarted: (call) => line(style.cyan(`→ ${describeCall(call)}`)),
+    toolStarted: (call) => line(style.cyan(`→ ${forStderr(describeCall(call))}`)),
     // A denial shows in the result line; an approval the operator gave was seen as it was given.
     approval: () => Effect.void,
     toolFinished: (result, durationMs) =>
       line(
         result.isError
-          ? style.red(`  ✗ ${describeResult(result)}`)
-          : style.dim(`  ✓ ${describeResult(result)} (${durationMs} ms)`)
+          ? style.red(`  ✗ ${forStderr(describeResult(result))}`)
+          : style.dim(`  ✓ ${forStderr(describeResult(result))} (${durationMs} ms)`)
       ),
     retrying: (info) =>
       line(style.yellow(`${info.reason} — retrying in ${seconds(info.delayMs)} (attempt ${info.attempt + 1} of ${info.maxAttempts})`)),

@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { makePalette } from "../../../src/tui/palette.ts"
 import { makeTurnView } from "../../../src/tui/turn-view.ts"
-import { visible, visibleValue } from "../../../src/tui/visible.ts"
+import { visible, visibleValue } from "../../../src/cli/visible.ts"
 
 describe("untrusted text on the terminal", () => {
   it("draws control characters as symbols and keeps newlines, tabs and CRLF line ends", () => {
