@@ -98,7 +98,8 @@ const deltas = (reply: ModelReply, request: RecordedRequest): ReadonlyArray<Json
 
 const frame = (json: unknown): string => `data: ${JSON.stringify(json)}\n\n`
 
-const defaultErrors: Readonly<Record<number, { message: (model: string) => string; type: string; code: string | null }>> = {
+/** OpenAI's error bodies by status, shared by the Chat Completions and Responses fakes. */
+export const openaiErrors: Readonly<Record<number, { message: (model: string) => string; type: string; code: string | null }>> = {
   400: { message: () => "Invalid request.", type: "invalid_request_error", code: null },
   401: {
     message: () =>
@@ -215,7 +216,7 @@ export const openaiChat: WireProtocol = {
     const defaults =
       error.code === "context_length_exceeded"
         ? contextTooLong
-        : (defaultErrors[error.status] ?? {
+        : (openaiErrors[error.status] ?? {
             message: () => `fake-llm: HTTP ${error.status}`,
             type: error.status >= 500 ? "server_error" : "invalid_request_error",
             code: null

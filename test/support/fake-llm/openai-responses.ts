@@ -9,6 +9,7 @@
  * output_item.added differs from the final one in output_item.done.
  */
 import { field } from "./json.ts"
+import { openaiErrors } from "./openai-chat.ts"
 import type { WireProtocol } from "./protocol.ts"
 import type { RecordedRequest } from "./recorded-request.ts"
 import {
@@ -216,39 +217,6 @@ const itemEvents = (items: ReadonlyArray<OutputItem>, interleave: boolean): Read
   return [...items.map(added), ...rounds, ...items.map(done)]
 }
 
-const defaultErrors: Readonly<Record<number, { message: (model: string) => string; type: string; code: string | null }>> = {
-  400: { message: () => "Invalid request.", type: "invalid_request_error", code: null },
-  401: {
-    message: () =>
-      "Incorrect API key provided: sk-fake*****. You can find your API key at https://platform.openai.com/account/api-keys.",
-    type: "invalid_request_error",
-    code: "invalid_api_key"
-  },
-  403: {
-    message: (model) => `Project \`proj_fake\` does not have access to model \`${model}\``,
-    type: "invalid_request_error",
-    code: "model_not_found"
-  },
-  404: {
-    message: (model) => `The model \`${model}\` does not exist or you do not have access to it.`,
-    type: "invalid_request_error",
-    code: "model_not_found"
-  },
-  429: {
-    message: (model) =>
-      `Rate limit reached for ${model} in organization org-fake on tokens per min (TPM): Limit 30000, Used 29000, Requested 2000. ` +
-      "Please try again in 2s. Visit https://platform.openai.com/account/rate-limits to learn more.",
-    type: "tokens",
-    code: "rate_limit_exceeded"
-  },
-  500: {
-    message: () => "The server had an error while processing your request. Sorry about that!",
-    type: "server_error",
-    code: null
-  },
-  503: { message: () => "The server is overloaded or not ready yet.", type: "server_error", code: null }
-}
-
 const contextTooLong = {
   message: () => "Your input exceeds the context window of this model. Please adjust your input and try again.",
   type: "invalid_request_error",
@@ -297,7 +265,7 @@ export const openaiResponses: WireProtocol = {
     const defaults =
       error.code === "context_length_exceeded"
         ? contextTooLong
-        : (defaultErrors[error.status] ?? {
+        : (openaiErrors[error.status] ?? {
             message: () => `fake-llm: HTTP ${error.status}`,
             type: error.status >= 500 ? "server_error" : "invalid_request_error",
             code: null
