@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import type { ToolError } from "../tools/tool.ts"
 import { analyzeCommandLine, type PathRef, type PrefixEntry, type Reason } from "./bash-analyze.ts"
 import { maxRisk, widestScope, type Classification, type Risk, type Scope, type TouchedPath } from "./classification.ts"
-import { realPathAllowingMissing, type Access, type LocatedPath, type PathFence } from "./path-fence.ts"
+import { isWithin, realPathAllowingMissing, type Access, type LocatedPath, type PathFence } from "./path-fence.ts"
 
 export interface CommandClassifierOptions {
   /**
@@ -66,8 +66,6 @@ interface Guard {
    */
   readonly critical: (abs: string, glob: boolean, sweeping: boolean) => boolean
 }
-
-const isWithin = (root: string, candidate: string): boolean => candidate === root || candidate.startsWith(root.endsWith("/") ? root : `${root}/`)
 
 const realOrSame = (dir: string): string => {
   try {

@@ -5,7 +5,7 @@
  */
 import type { Analyzer, Call, Handler } from "./bash-analyze.ts"
 import { looksLikePath, parse, words, writeAll } from "./bash-args.ts"
-import { INTERPRETERS, PYTHON, SHELLS, alias, busybox, cd, commandBuiltin, crontab, date, deno, disk, doas, env, evalBuiltin, exec, flock, forbidden, high, hostname, initCommand, interpreterHandler, ipCommand, kill, mount, nice, open, parallel, popd, pushd, scriptCommand, service, settingCtl, shell, shutdown, source, su, sudo, sysctl, systemctl, timeCommand, timeout, tracer, trap, watch, wrapper, xargs } from "./bash-exec.ts"
+import { INTERPRETERS, PYTHON, SHELLS, alias, busybox, cd, commandBuiltin, crontab, date, deno, disk, env, evalBuiltin, flock, forbidden, high, hostname, initCommand, interpreterHandler, ipCommand, kill, mount, nice, open, parallel, popd, pushd, scriptCommand, service, settingCtl, shell, shutdown, source, su, sudo, sysctl, systemctl, timeCommand, timeout, tracer, trap, watch, wrapper, xargs } from "./bash-exec.ts"
 import { GREP_SPEC, NO_PATHS, READ_FILES, awk, chmod, chown, compressor, copyLike, csplit, dd, declaration, fdFind, find, grepLike, iconv, jq, link, mkdir, mkfifo, mktemp, noPaths, patch, read, readFiles, rg, rm, rmdir, sed, shred, shuf, sort, split, tar, tee, touch, tree, truncate, uniq, unlink, unzip, xxd, yq, zip } from "./bash-files.ts"
 import { git } from "./bash-git.ts"
 import { NETWORK, bundle, cargo, conda, curl, docker, gem, goTool, make, networkCommand, npx, packageManager, pip, poetry, rsync, scp, ssh, systemPackages, uv, uvx, wget } from "./bash-network.ts"
@@ -116,7 +116,7 @@ register(["trap"], trap)
 register(["alias"], alias)
 
 register(["sudo", "sudoedit"], sudo)
-register(["doas", "pkexec", "run0"], doas)
+register(["doas", "pkexec", "run0"], wrapper({ short: "Cu" }, { floor: ["high", "runs with elevated privileges"], keep: true }))
 register(["su"], su)
 register(["env"], env)
 register(["nice"], nice)
@@ -136,7 +136,7 @@ register(["chrt"], (a, call) => {
   if (parsed.operands.length > 1) a.invoke(parsed.operands.slice(1), call.keyPrefix, call.io)
 })
 register(["command"], commandBuiltin)
-register(["exec"], exec)
+register(["exec"], wrapper({ short: "a" }))
 register(["xargs", "gxargs"], xargs)
 register(["watch"], watch)
 register(["flock"], flock)

@@ -332,12 +332,6 @@ export const sudo: Handler = (a, call) => {
   a.inDir(parsed.value("-D", "--chdir"), () => a.invoke(parsed.operands, `${call.keyPrefix}${call.name} `, call.io))
 }
 
-export const doas: Handler = (a, call) => {
-  const parsed = parse(call.args, { short: "Cu", stopAtOperand: true })
-  a.raise("high", "execute", "runs with elevated privileges")
-  if (parsed.operands.length > 0) a.invoke(parsed.operands, `${call.keyPrefix}${call.name} `, call.io)
-}
-
 export const su: Handler = (a, call) => {
   const parsed = parse(call.args, { short: "csgGw", long: ["command", "shell", "group", "supp-group", "whitelist-environment", "session-command"] })
   a.raise("high", "execute", "runs as another user")
@@ -430,11 +424,6 @@ export const timeout: Handler = (a, call) => {
 export const commandBuiltin: Handler = (a, call) => {
   const parsed = parse(call.args, { stopAtOperand: true })
   if (parsed.has("-v", "-V")) return
-  if (parsed.operands.length > 0) a.invoke(parsed.operands, call.keyPrefix, call.io)
-}
-
-export const exec: Handler = (a, call) => {
-  const parsed = parse(call.args, { short: "a", stopAtOperand: true })
   if (parsed.operands.length > 0) a.invoke(parsed.operands, call.keyPrefix, call.io)
 }
 

@@ -40,7 +40,8 @@ export interface PathFence {
   readonly withGrants: (extra: ReadonlyArray<Grant>) => PathFence
 }
 
-const isWithin = (root: string, candidate: string): boolean => {
+/** Whether `candidate` is `root` or lies under it (both absolute and normalised). */
+export const isWithin = (root: string, candidate: string): boolean => {
   if (candidate === root) return true
   const prefix = root.endsWith(path.sep) ? root : root + path.sep
   return candidate.startsWith(prefix)

@@ -39,7 +39,13 @@ export const sessionBashTools = (
     const runners = yield* Effect.cached(
       Effect.gen(function* () {
         const [tools, service] = yield* Effect.promise(() => Promise.all([import("./bash-tools.ts"), import("../bash/background.ts")]))
-        const background = yield* service.makeBackgroundBash({ timeoutSeconds: settings.backgroundTimeoutSeconds }).pipe(Scope.extend(scope))
+        const background = yield* service.makeBackgroundBash({
+          timeoutSeconds: settings.backgroundTimeoutSeconds,
+          maxTasks: settings.maxTasks,
+          bufferBytes: settings.bufferBytes,
+          graceMs: settings.graceMs,
+          shell: settings.shell
+        }).pipe(Scope.extend(scope))
         onBackground?.(background)
         return tools.makeBashRunners({ background, bashTimeoutSeconds: settings.bashTimeoutSeconds })
       })

@@ -18,6 +18,7 @@ import * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { IGNORE_FILE_NAMES, IgnoreMatcher, type GlobFilter, type IgnoreFileName, type MatchResult } from "./gitignore.ts"
+import { isWithin } from "../approval/path-fence.ts"
 
 export type EntryKind = "file" | "dir" | "symlink" | "other"
 
@@ -329,9 +330,6 @@ export async function* walk(start: WalkDir, maxDepth: number = Number.POSITIVE_I
     if (entry.kind === "dir" && entry.depth < maxDepth) yield* walk(start.child(entry), maxDepth)
   }
 }
-
-const isWithin = (root: string, candidate: string): boolean =>
-  candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
 
 /**
  * Where ignore files start to count for a real path: the workspace when the path is inside it,
