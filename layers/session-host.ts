@@ -18,10 +18,10 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
-import * as os from "node:os"
 import * as path from "node:path"
 import { startSession, type Session } from "./session.ts"
-import { prepareSession, realDirectory, type PreparedSession } from "../src/cli/prepare.ts"
+import { prepareSession, type PreparedSession } from "../src/cli/prepare.ts"
+import { realDirectory, typedPath } from "../src/files/directories.ts"
 import type { SessionFlags } from "../src/cli/flags.ts"
 import { ConfigError } from "../src/config/errors.ts"
 import { Conversation } from "../src/engine/conversation.ts"
@@ -149,7 +149,7 @@ export const openSessionHost = (first: PreparedSession, options: SessionHostOpti
     const inWorkspace = (command: string, from: string, dir: string) =>
       dir.trim() === ""
         ? fail(`${command}: which directory?`)
-        : realDirectory(path.resolve(from, dir.trim().replace(/^~(?=$|\/)/, os.homedir())), `${command}:`)
+        : realDirectory(typedPath(from, dir), `${command}:`)
 
     return {
       current: () => ({ prepared: active.prepared, session: active.session }),

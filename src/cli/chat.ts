@@ -9,7 +9,8 @@ import { makeSessionStore } from "../session/store.ts"
 import { recentWorkspaces } from "../session/workspaces.ts"
 import type { SessionFlags } from "./flags.ts"
 import { writeStderr } from "./output.ts"
-import { prepareSession, realDirectory } from "./prepare.ts"
+import { realDirectory } from "../files/directories.ts"
+import { prepareSession } from "./prepare.ts"
 import { ExitCode } from "./run-command.ts"
 
 const chatIn = (flags: SessionFlags, cwd: string) =>

@@ -2,11 +2,11 @@
  * Everything a session needs before its first turn, checked up front so a bad flag, config or
  * credential fails before anything is sent or saved.
  */
-import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ConfigError } from "../config/errors.ts"
+import { realDirectory } from "../files/directories.ts"
 import { loadConfig } from "../config/load.ts"
 import { makeCrystalPaths, type CrystalPaths } from "../config/paths.ts"
 import { configDefaults, type Config } from "../config/schema.ts"
@@ -53,17 +53,6 @@ export const validateDisabledTools = (
     ? Effect.succeed([...new Set(names)])
     : fail(`--disable-tool: unknown tool '${unknown[0]}' (built-in tools: ${available.join(", ")})`)
 }
-
-/** The real path of an existing directory, or a ConfigError naming `what` and why. */
-export const realDirectory = (dir: string, what: string) =>
-  Effect.try({
-    try: () => {
-      const real = fs.realpathSync(dir)
-      if (!fs.statSync(real).isDirectory()) throw new Error("not a directory")
-      return real
-    },
-    catch: (error) => new ConfigError({ message: `${what} ${dir} is not an accessible directory (${error instanceof Error ? error.message : String(error)})` })
-  })
 
 const findSession = (store: SessionStoreShape, flags: SessionFlags, workspace: string) =>
   Effect.gen(function* () {

@@ -4,11 +4,11 @@
  * /compact and /side, which return what the caller shows.
  */
 import * as fs from "node:fs"
-import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import type { Access, PathFence } from "../approval/path-fence.ts"
 import type { ApprovalMode } from "../approval/policy.ts"
 import { ConfigError } from "../config/errors.ts"
+import { realDirectory, typedPath } from "../files/directories.ts"
 import type { AccessGrant, Mode, SessionDocument } from "../session/document.ts"
 import type { ModelEntry } from "../providers/catalog.ts"
 import type { ModelClientShape } from "../providers/model-client.ts"
@@ -116,15 +116,8 @@ export const makeSessionControls = (options: SessionControlsOptions) => {
     addAccess: (dir: string, access: Access) =>
       Effect.gen(function* () {
         const conversation = yield* Conversation
-        const real = yield* Effect.try({
-          try: () => {
-            const resolved = fs.realpathSync(path.resolve(dir))
-            if (!fs.statSync(resolved).isDirectory()) throw new Error("not a directory")
-            return resolved
-          },
-          catch: (error) => new ConfigError({ message: `/access: ${dir} is not an accessible directory (${error instanceof Error ? error.message : String(error)})` })
-        })
         const doc = yield* conversation.document
+        const real = yield* realDirectory(typedPath(doc.workspace, dir), "/access:")
         const others = (doc.access ?? []).filter((grant) => grant.dir !== real)
         yield* applyGrants([...others, { dir: real, access }])
         return real
@@ -134,7 +127,8 @@ export const makeSessionControls = (options: SessionControlsOptions) => {
       Effect.gen(function* () {
         const conversation = yield* Conversation
         const doc = yield* conversation.document
-        const target = fs.existsSync(dir) ? fs.realpathSync(path.resolve(dir)) : path.resolve(dir)
+        const typed = typedPath(doc.workspace, dir)
+        const target = fs.existsSync(typed) ? fs.realpathSync(typed) : typed
         const grants = doc.access ?? []
         if (!grants.some((grant) => grant.dir === target)) {
           return yield* new ConfigError({ message: `/access: ${dir} is not granted (granted: ${grants.map((grant) => grant.dir).join(", ") || "none"})` })

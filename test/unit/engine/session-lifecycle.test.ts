@@ -226,6 +226,12 @@ describe("workspaces in one process", () => {
           expect(onDisk.workspace).toBe(second)
           expect(onDisk.access).toEqual([{ dir: granted, access: "read" }])
           expect(existsSync(lockFile(store.dir, id))).toBe(true)
+          // A relative directory is taken from the workspace the session is in now, not the process's.
+          yield* Effect.promise(() => fs.mkdir(path.join(second, "sub")))
+          const controls = host.current().session.controls
+          const sub = yield* controls.addAccess("sub", "write").pipe(Effect.provide(host.current().session.services))
+          expect(sub).toBe(path.join(second, "sub"))
+          yield* controls.removeAccess("sub").pipe(Effect.provide(host.current().session.services))
           yield* turn(host, "two")
 
           const again = yield* Effect.either(host.changeWorkspace(second))
