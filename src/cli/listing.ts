@@ -8,7 +8,7 @@ import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { resolveHome } from "../config/paths.ts"
-import { PromptChangeError, type PromptFile } from "../prompts/manifest.ts"
+import type { PromptFile } from "../prompts/manifest.ts"
 import { writeStderr, writeStdout } from "./output.ts"
 
 export type ListFormat = "table" | "text"
@@ -46,13 +46,14 @@ export const printNotes = (notes: ReadonlyArray<string>): void => {
   for (const note of notes) writeStderr(`crystal: ${note}\n`)
 }
 
-export class CommandFailure extends Error {}
+/** A flag that does not fit (a missing --home, --all with --workspace): exit code 2, like other bad flags. */
+export class UsageError extends Error {}
 
 /** --home DIR (resolved; must be a directory when given), else $CRYSTAL_HOME or ~/.crystal. */
 export const homeFrom = (home: Option.Option<string>): string => {
   if (Option.isNone(home)) return resolveHome(process.env)
   const dir = path.resolve(home.value)
-  if (!isDirectory(dir)) throw new CommandFailure(`--home ${home.value}: not a directory`)
+  if (!isDirectory(dir)) throw new UsageError(`--home ${home.value}: not a directory`)
   return dir
 }
 
@@ -64,22 +65,21 @@ export const isDirectory = (dir: string): boolean => {
   }
 }
 
-/** Runs a handler: exit code 0, or 1 with its one-line message on stderr. */
+/** Runs a handler: exit code 0; a failure's one line on stderr with 1; a UsageError's with 2. */
 export const handle =
   (setExitCode: (code: number) => void) =>
-  <R>(body: () => Effect.Effect<void, PromptChangeError, R>): Effect.Effect<void, never, R> =>
-    Effect.suspend(body).pipe(
+  <E extends { readonly message: string }, R>(body: () => Effect.Effect<void, E, R>): Effect.Effect<void, never, R> => {
+    const report = (message: string, code: number) =>
+      Effect.sync(() => {
+        writeStderr(`crystal: ${message}\n`)
+        setExitCode(code)
+      })
+    return Effect.suspend(body).pipe(
       Effect.zipRight(Effect.sync(() => setExitCode(0))),
-      Effect.catchAllDefect((defect) =>
-        defect instanceof CommandFailure ? Effect.fail(new PromptChangeError({ message: defect.message })) : Effect.die(defect)
-      ),
-      Effect.catchAll((error) =>
-        Effect.sync(() => {
-          writeStderr(`crystal: ${error.message}\n`)
-          setExitCode(1)
-        })
-      )
+      Effect.catchAll((error) => report(error.message, 1)),
+      Effect.catchAllDefect((defect) => (defect instanceof UsageError ? report(defect.message, 2) : Effect.die(defect)))
     )
+  }
 
 export const yesNo = (value: boolean): string => (value ? "yes" : "no")
 export const fileCell = (file: PromptFile | undefined, missing: string): string => (file === undefined ? missing : path.basename(file.file))

@@ -20,7 +20,6 @@ import {
 } from "../prompts/attachments.ts"
 import { PromptChangeError } from "../prompts/manifest.ts"
 import {
-  CommandFailure,
   fileCell,
   formatOption,
   handle,
@@ -30,6 +29,7 @@ import {
   printFields,
   printNotes,
   printRows,
+  UsageError,
   yesNo
 } from "./listing.ts"
 import { writeStderr, writeStdout } from "./output.ts"
@@ -52,7 +52,7 @@ const sourceFrom = (source: Option.Option<"home" | "project">): AttachmentSource
 const pathsFrom = (home: Option.Option<string>, workspace: Option.Option<string>): PromptPaths => {
   const homeDir = homeFrom(home)
   const root = Option.isNone(workspace) ? process.cwd() : path.resolve(workspace.value)
-  if (Option.isSome(workspace) && !isDirectory(root)) throw new CommandFailure(`--workspace ${workspace.value}: not a directory`)
+  if (Option.isSome(workspace) && !isDirectory(root)) throw new UsageError(`--workspace ${workspace.value}: not a directory`)
   return { home: homeDir, workspaceDir: path.join(root, ".crystal") }
 }
 

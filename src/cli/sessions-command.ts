@@ -10,55 +10,15 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { resolveHome } from "../config/paths.ts"
 import type { SessionDocument } from "../session/document.ts"
 import { buildExport, defaultExportFile, exportSession } from "../session/export.ts"
-import { makeSessionStore, SessionError, type SessionSummary } from "../session/store.ts"
+import { makeSessionStore, type SessionSummary } from "../session/store.ts"
 import { writeStderr, writeStdout } from "./output.ts"
-import { formatOption, homeOption, printFields, printRows } from "./listing.ts"
+import { formatOption, handle, homeFrom, homeOption, isDirectory, printFields, printRows, UsageError } from "./listing.ts"
 
-class UsageError extends Error {}
-
-const isDirectory = (dir: string): boolean => {
-  try {
-    return fs.statSync(dir).isDirectory()
-  } catch {
-    return false
-  }
-}
-
-const homeDir = (home: Option.Option<string>): Effect.Effect<string, SessionError> =>
-  Option.isNone(home)
-    ? Effect.succeed(resolveHome(process.env))
-    : Effect.suspend(() => {
-        const dir = path.resolve(home.value)
-        if (!isDirectory(dir)) throw new UsageError(`--home ${home.value}: not a directory`)
-        return Effect.succeed(dir)
-      })
+const homeDir = (home: Option.Option<string>): Effect.Effect<string> => Effect.sync(() => homeFrom(home))
 
 const storeIn = (home: Option.Option<string>) => Effect.map(homeDir(home), (dir) => makeSessionStore(path.join(dir, "sessions")))
-
-/** Exit code 0, or the error's one line on stderr with 1 (2 for a usage error). */
-const handle =
-  (setExitCode: (code: number) => void) =>
-  (body: () => Effect.Effect<void, SessionError>): Effect.Effect<void> =>
-    Effect.suspend(body).pipe(
-      Effect.zipRight(Effect.sync(() => setExitCode(0))),
-      Effect.catchAll((error) =>
-        Effect.sync(() => {
-          writeStderr(`crystal: ${error.message}\n`)
-          setExitCode(1)
-        })
-      ),
-      Effect.catchAllDefect((defect) =>
-        defect instanceof UsageError
-          ? Effect.sync(() => {
-              writeStderr(`crystal: ${defect.message}\n`)
-              setExitCode(2)
-            })
-          : Effect.die(defect)
-      )
-    )
 
 const idArg = Args.text({ name: "ID" }).pipe(Args.withDescription("A session id, or an unambiguous prefix of one"))
 
