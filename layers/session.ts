@@ -48,7 +48,7 @@ export type SessionServices = ActiveModel | Renderer | Operator | Toolbox | Conv
 export interface Session {
   readonly services: Context.Context<SessionServices>
   readonly controls: SessionControls
-  /** What the operator should know from composing the first system text (a skipped prompt set, say). */
+  /** What the operator should know from the latest composition of the system text (a skipped prompt set, say). */
   readonly notes: ReadonlyArray<string>
   /** Where plugins register their placeholders; read at every composition. */
   readonly placeholders: PlaceholderRegistry
@@ -132,34 +132,12 @@ export const startSession = (
     const sources = () => promptSources(prepared.paths, prepared.prompts)
     const placeholders = makePlaceholderRegistry()
     let notes: ReadonlyArray<string> = []
-    const compose = (doc: SessionDocument): string => {
-      const { locations, attachments, notes: found } = sources()
-      const composed = composePrompt(
-        doc.mode,
-        placeholders.withHostValues(hostValues({
-          workspace,
-          mode: doc.mode,
-          approval: doc.approval,
-          model: doc.model,
-          sessionId: doc.id,
-          disabledTools: prepared.disabledTools,
-          access: doc.access ?? [],
-          instructions: readInstructions(workspace),
-          skills: skillsListing(prepared.skills),
-          now: new Date()
-        })),
-        locations,
-        attachments
-      )
-      notes = [...found, ...composed.notes]
-      return composed.text
-    }
-    // A resumed session's system text is composed afresh from the current settings and prompts.
-    yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))
-    const activeModel = ActiveModel.holding({ entry: prepared.model, client })
-    // Side requests (reviewer, compaction, title): composed at each request, never with the workspace instructions; reviewer and compaction have their own {{mode}}.
-    const sideValues = (mode?: "review" | "compaction") => {
-      const doc = Effect.runSync(conversation.document)
+    /**
+     * Host placeholder values for `doc`. Work and Plan get the workspace's instructions and the
+     * skills; side requests (reviewer, compaction, title) never do, and the reviewer and compaction
+     * have their own {{mode}}.
+     */
+    const valuesFor = (doc: SessionDocument, side?: { readonly mode: "review" | "compaction" | undefined }) => {
       const values = hostValues({
         workspace,
         mode: doc.mode,
@@ -168,12 +146,22 @@ export const startSession = (
         sessionId: doc.id,
         disabledTools: prepared.disabledTools,
         access: doc.access ?? [],
-        instructions: [],
-        skills: "",
+        instructions: side === undefined ? readInstructions(workspace) : [],
+        skills: side === undefined ? skillsListing(prepared.skills) : "",
         now: new Date()
       })
-      return placeholders.withHostValues(mode === undefined ? values : new Map([...values, ["mode", mode]]))
+      return placeholders.withHostValues(side?.mode === undefined ? values : new Map([...values, ["mode", side.mode]]))
     }
+    const compose = (doc: SessionDocument): string => {
+      const { locations, attachments, notes: found } = sources()
+      const composed = composePrompt(doc.mode, valuesFor(doc), locations, attachments)
+      notes = [...found, ...composed.notes]
+      return composed.text
+    }
+    // A resumed session's system text is composed afresh from the current settings and prompts.
+    yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))
+    const activeModel = ActiveModel.holding({ entry: prepared.model, client })
+    const sideValues = (mode?: "review" | "compaction") => valuesFor(Effect.runSync(conversation.document), { mode })
     const reviewValues = () => sideValues("review")
     const reviewer = makeReviewer({
       activeModel,
@@ -222,7 +210,9 @@ export const startSession = (
         makeClient: (entry) => makeModelClient(entry, process.env),
         prompts: { paths: prepared.paths, selection: prepared.prompts }
       }),
-      notes,
+      get notes() {
+        return notes
+      },
       placeholders,
       runningTasks: Effect.suspend(() =>
         background === undefined ? Effect.succeed(0) : Effect.map(background.list, (tasks) => tasks.filter((task) => task.state.status === "running").length)
