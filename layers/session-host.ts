@@ -29,7 +29,7 @@ import type { OperatorShape } from "../src/engine/operator.ts"
 import type { RendererShape } from "../src/engine/renderer.ts"
 import { makeModelClient } from "../src/providers/registry.ts"
 import type { SessionDocument } from "../src/session/document.ts"
-import { defaultExportFile, exportSession, type ExportResult } from "../src/session/export.ts"
+import type { ExportResult } from "../src/session/export.ts"
 import { lockHolder } from "../src/session/lock.ts"
 import type { SessionError, SessionListing } from "../src/session/store.ts"
 import { recentWorkspaces, type RecentWorkspace } from "../src/session/workspaces.ts"
@@ -189,8 +189,10 @@ export const openSessionHost = (first: PreparedSession, options: SessionHostOpti
         Effect.gen(function* () {
           yield* conversation().flush
           const doc = yield* conversation().document
-          const target = file === undefined ? defaultExportFile(doc.workspace, doc.id) : path.resolve(doc.workspace, file)
-          return yield* exportSession(doc, active.prepared.paths.mediaDir, target)
+          // Loaded on first use: it brings node:crypto, which the start-up path does without.
+          const exporter = yield* Effect.promise(() => import("../src/session/export.ts"))
+          const target = file === undefined ? exporter.defaultExportFile(doc.workspace, doc.id) : path.resolve(doc.workspace, file)
+          return yield* exporter.exportSession(doc, active.prepared.paths.mediaDir, target)
         }),
       list: Effect.suspend(() => active.prepared.store.list(active.prepared.document.workspace))
     } satisfies SessionHostShape

@@ -3,7 +3,6 @@
  * Stored as `$CRYSTAL_HOME/history/<hash of the workspace>.json` (owner-only: prompts can hold
  * private text), rewritten atomically after each submitted prompt, merged with what is on disk.
  */
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { writeFileAtomic } from "../files/atomic.ts"
@@ -42,8 +41,19 @@ export const historyRecord = (history: History, text: string): History => {
   return makeHistory(entries)
 }
 
-export const historyFile = (home: string, workspace: string): string =>
-  path.join(home, "history", `${createHash("sha256").update(workspace).digest("hex").slice(0, 16)}.json`)
+/** Two 32-bit FNV-1a hashes of the path: a stable file name without loading node:crypto at start-up. */
+const workspaceKey = (workspace: string): string => {
+  let a = 0x811c9dc5
+  let b = 0x01000193
+  for (let i = 0; i < workspace.length; i++) {
+    const code = workspace.charCodeAt(i)
+    a = Math.imul(a ^ code, 0x01000193) >>> 0
+    b = Math.imul(b ^ code, 0x811c9dc5 | 1) >>> 0
+  }
+  return `${a.toString(16).padStart(8, "0")}${b.toString(16).padStart(8, "0")}`
+}
+
+export const historyFile = (home: string, workspace: string): string => path.join(home, "history", `${workspaceKey(workspace)}.json`)
 
 type Stored = { readonly _tag: "Entries"; readonly entries: ReadonlyArray<string> } | { readonly _tag: "Unreadable" }
 
