@@ -40,6 +40,9 @@ export const runBuiltinGrep = (request: GrepRequest): Effect.Effect<GrepResult, 
           : new ToolError({ message: `grep failed: ${errorMessage(error)}` })
   })
 
+/** How much of a named file decides whether it is binary. */
+const binarySniffBytes = 8192
+
 /** The search with `rg` when a program is given, falling back to the built-in one if it cannot start. */
 export const runGrep = (ripgrep: string | undefined, request: GrepRequest): Effect.Effect<GrepResult, ToolError> =>
   ripgrep === undefined
@@ -59,8 +62,16 @@ export const prepareGrep = (args: GrepArgs, context: ToolContext): Effect.Effect
         const stat = await statOrNotFound(context, real, display, "Path")
         if (stat.isDirectory()) return { isFile: false, binary: false }
         if (!stat.isFile()) throw new ToolError({ message: `${display} is not a regular file or directory.` })
-        // An explicitly named binary file: rg would search it anyway, so refuse it here for both.
-        return { isFile: true, binary: decodeForSearch(await fs.readFile(real)) === undefined }
+        // An explicitly named binary file: rg would search it anyway, so refuse it here for both. The
+        // head decides, as for read: a huge log is not loaded whole just to be handed to rg.
+        const handle = await fs.open(real, "r")
+        try {
+          const head = new Uint8Array(binarySniffBytes)
+          const { bytesRead } = await handle.read(head, 0, head.length, 0)
+          return { isFile: true, binary: decodeForSearch(head.subarray(0, bytesRead)) === undefined }
+        } finally {
+          await handle.close()
+        }
       },
       catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: `cannot search ${display}: ${errorMessage(error)}` }))
     })
