@@ -143,11 +143,7 @@ const replaceMatches = (text: string, matches: ReadonlyArray<Match>): Replaced =
 }
 
 const edit = async (real: string, display: string, args: EditArgs, context: ToolContext): Promise<ToolOutput> => {
-  const stat = await statOrNotFound(context, real, display, "File").catch((error: unknown) => {
-    throw error instanceof ToolError && error.message.startsWith("File not found")
-      ? new ToolError({ message: `${error.message} To create a new file, use write.` })
-      : error
-  })
+  const stat = await statOrNotFound(context, real, display, "File", " To create a new file, use write.")
   if (stat.isDirectory()) throw new ToolError({ message: `${display} is a directory; edit changes a file.` })
   if (!stat.isFile()) throw new ToolError({ message: `${display} is not a regular file; edit changes regular files only.` })
   if (stat.size > EDIT_MAX_BYTES) {

@@ -47,26 +47,27 @@ export const similarNames = async (dir: string, name: string, limit = 3): Promis
 }
 
 /** The error for a path that does not exist, naming similar files in the same directory. */
-export const notFoundError = async (context: ToolContext, real: string, display: string, what: string): Promise<ToolError> => {
+/** `advice` ends the message (e.g. what to use instead). */
+export const notFoundError = async (context: ToolContext, real: string, display: string, what: string, advice = ""): Promise<ToolError> => {
   const dir = path.dirname(real)
   try {
     const stat = await fs.stat(dir)
     if (!stat.isDirectory()) return new ToolError({ message: `${what} not found: ${display} (${context.fence.display(dir)} is not a directory).` })
   } catch {
-    return new ToolError({ message: `${what} not found: ${display} (directory ${context.fence.display(dir)} does not exist).` })
+    return new ToolError({ message: `${what} not found: ${display} (directory ${context.fence.display(dir)} does not exist).${advice}` })
   }
   const similar = await similarNames(dir, path.basename(real))
   const hint = similar.length === 0 ? "" : ` Did you mean ${similar.map((name) => context.fence.display(path.join(dir, name))).join(" or ")}?`
-  return new ToolError({ message: `${what} not found: ${display}.${hint}` })
+  return new ToolError({ message: `${what} not found: ${display}.${hint}${advice}` })
 }
 
 /** `fs.stat`, turning a missing path into the not-found ToolError. */
-export const statOrNotFound = async (context: ToolContext, real: string, display: string, what: string) => {
+export const statOrNotFound = async (context: ToolContext, real: string, display: string, what: string, advice = "") => {
   try {
     return await fs.stat(real)
   } catch (error) {
     const code = typeof error === "object" && error !== null && "code" in error ? error.code : undefined
-    if (code === "ENOENT" || code === "ENOTDIR") throw await notFoundError(context, real, display, what)
+    if (code === "ENOENT" || code === "ENOTDIR") throw await notFoundError(context, real, display, what, advice)
     throw error
   }
 }
