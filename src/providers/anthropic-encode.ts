@@ -30,7 +30,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages"
 import type { AssistantMessage, ImageRef, ReasoningPart, ToolCall, ToolResult, UserMessage } from "../session/items.ts"
 import { anthropicProtocol } from "./anthropic-decode.ts"
-import type { ImageBytes, ModelRequest, ToolDefinition } from "./model-client.ts"
+import { imagesWithBytes, type ImageBytes, type ModelRequest, type ToolDefinition } from "./model-client.ts"
 
 type Images = ReadonlyMap<string, ImageBytes> | undefined
 type MediaType = Base64ImageSource["media_type"]
@@ -40,11 +40,9 @@ const isMediaType = (mime: string): mime is MediaType => mediaTypes.has(mime)
 
 /** Images without bytes, or of a type the API does not take, are left out; their marker stays in the text. */
 const imageBlocks = (refs: ReadonlyArray<ImageRef> | undefined, images: Images): Array<ImageBlockParam> =>
-  (refs ?? []).flatMap((ref) => {
-    const bytes = images?.get(ref.sha256)
-    if (bytes === undefined || !isMediaType(bytes.mime)) return []
-    return [{ type: "image" as const, source: { type: "base64" as const, media_type: bytes.mime, data: bytes.base64 } }]
-  })
+  imagesWithBytes(refs, images).flatMap((image) =>
+    isMediaType(image.mime) ? [{ type: "image" as const, source: { type: "base64" as const, media_type: image.mime, data: image.base64 } }] : []
+  )
 
 /** The API rejects empty text blocks. */
 const textBlocks = (text: string): Array<TextBlockParam> => (text === "" ? [] : [{ type: "text", text }])

@@ -17,8 +17,8 @@
  *   calls share one user content.
  */
 import type { Content, FunctionDeclaration, FunctionResponsePart, GenerateContentParameters, Part } from "@google/genai/web"
-import type { AssistantMessage, ImageRef, ReasoningPart, ToolCall, ToolResult, TranscriptItem, UserMessage } from "../session/items.ts"
-import type { ImageBytes, ModelRequest, ToolDefinition } from "./model-client.ts"
+import type { AssistantMessage, ReasoningPart, ToolCall, ToolResult, TranscriptItem, UserMessage } from "../session/items.ts"
+import { imagesWithBytes, type ImageBytes, type ModelRequest, type ToolDefinition } from "./model-client.ts"
 import { geminiProtocol, type GeminiCallState, type GeminiReasoningState } from "./gemini-decode.ts"
 
 type Images = ReadonlyMap<string, ImageBytes> | undefined
@@ -60,17 +60,12 @@ const callArguments = (args: unknown): Record<string, unknown> => {
   return {}
 }
 
-const imageBlobs = (refs: ReadonlyArray<ImageRef> | undefined, images: Images): ReadonlyArray<ImageBytes> =>
-  (refs ?? []).flatMap((ref) => {
-    const bytes = images?.get(ref.sha256)
-    return bytes === undefined ? [] : [bytes]
-  })
 
 const userContent = (message: UserMessage, images: Images): Content => ({
   role: "user",
   parts: [
     ...(message.text === "" ? [] : [{ text: message.text }]),
-    ...imageBlobs(message.images, images).map((image): Part => ({ inlineData: { mimeType: image.mime, data: image.base64 } }))
+    ...imagesWithBytes(message.images, images).map((image): Part => ({ inlineData: { mimeType: image.mime, data: image.base64 } }))
   ]
 })
 
@@ -111,7 +106,7 @@ const modelContent = (message: AssistantMessage, wireIds: WireIds): Content => {
 
 const toolResultContent = (result: ToolResult, wireIds: WireIds, images: Images): Content => {
   const id = wireIds.get(result.callId)
-  const blobs = imageBlobs(result.images, images).map(
+  const blobs = imagesWithBytes(result.images, images).map(
     (image): FunctionResponsePart => ({ inlineData: { mimeType: image.mime, data: image.base64 } })
   )
   return {

@@ -1,5 +1,5 @@
 import type * as Stream from "effect/Stream"
-import type { FinishReason, OpaqueState, TranscriptItem, Usage } from "../session/items.ts"
+import type { FinishReason, ImageRef, OpaqueState, TranscriptItem, Usage } from "../session/items.ts"
 import type { ProviderError } from "./errors.ts"
 import type { ModelEntry } from "./catalog.ts"
 
@@ -15,6 +15,16 @@ export interface ImageBytes {
   readonly mime: string
   readonly base64: string
 }
+
+/** The bytes of the `refs` the request carries, in order; a ref without bytes is left to its marker text. */
+export const imagesWithBytes = (refs: ReadonlyArray<ImageRef> | undefined, images: ReadonlyMap<string, ImageBytes> | undefined): Array<ImageBytes> =>
+  (refs ?? []).flatMap((ref) => {
+    const bytes = images?.get(ref.sha256)
+    return bytes === undefined ? [] : [bytes]
+  })
+
+/** An image as a data URL (OpenAI's wire shape). */
+export const dataUrl = (image: ImageBytes): string => `data:${image.mime};base64,${image.base64}`
 
 export interface ModelRequest {
   readonly system: string

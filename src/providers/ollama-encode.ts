@@ -15,7 +15,7 @@
  * - Notes are never sent; an assistant message cut off before anything arrived is skipped.
  */
 import type { AssistantMessage, ImageRef, ToolCall, TranscriptItem } from "../session/items.ts"
-import type { ImageBytes, ModelRequest, ToolDefinition } from "./model-client.ts"
+import { imagesWithBytes, type ImageBytes, type ModelRequest, type ToolDefinition } from "./model-client.ts"
 
 export interface OllamaWireToolCall {
   readonly id: string
@@ -73,13 +73,8 @@ const encodeToolCall = (call: ToolCall): OllamaWireToolCall => ({
   function: { name: call.name, arguments: encodeArguments(call.arguments) }
 })
 
-const imagesOf = (refs: ReadonlyArray<ImageRef> | undefined, images: ImageMap): ReadonlyArray<string> => {
-  if (refs === undefined || images === undefined) return []
-  return refs.flatMap((ref) => {
-    const bytes = images.get(ref.sha256)
-    return bytes === undefined ? [] : [bytes.base64]
-  })
-}
+const imagesOf = (refs: ReadonlyArray<ImageRef> | undefined, images: ImageMap): ReadonlyArray<string> =>
+  imagesWithBytes(refs, images).map((image) => image.base64)
 
 const withImages = (message: OllamaWireMessage, images: ReadonlyArray<string>): OllamaWireMessage =>
   images.length === 0 ? message : { ...message, images }

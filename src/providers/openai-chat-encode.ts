@@ -16,7 +16,7 @@ import type {
   ChatCompletionTool
 } from "openai/resources/chat/completions"
 import type { AssistantMessage, ImageRef, ToolCall, ToolResult, TranscriptItem, UserMessage } from "../session/items.ts"
-import type { ImageBytes, ModelRequest, ToolDefinition } from "./model-client.ts"
+import { dataUrl, imagesWithBytes, type ImageBytes, type ModelRequest, type ToolDefinition } from "./model-client.ts"
 
 type Images = ReadonlyMap<string, ImageBytes>
 
@@ -45,10 +45,7 @@ const encodeAssistant = (message: AssistantMessage): ChatCompletionMessageParam 
 
 /** The images of `refs` that have bytes, as data URLs. */
 const imageParts = (refs: ReadonlyArray<ImageRef> | undefined, images: Images): Array<ChatCompletionContentPartImage> =>
-  (refs ?? []).flatMap((ref) => {
-    const bytes = images.get(ref.sha256)
-    return bytes === undefined ? [] : [{ type: "image_url", image_url: { url: `data:${bytes.mime};base64,${bytes.base64}` } }]
-  })
+  imagesWithBytes(refs, images).map((image) => ({ type: "image_url", image_url: { url: dataUrl(image) } }))
 
 const encodeUser = (message: UserMessage, images: Images): ChatCompletionMessageParam => {
   const pictures = imageParts(message.images, images)

@@ -29,7 +29,7 @@ import type {
   ResponseInputImage
 } from "openai/resources/responses/responses"
 import type { AssistantMessage, ImageRef, OpaqueState, ToolResult, TranscriptItem, UserMessage } from "../session/items.ts"
-import type { ImageBytes, ModelRequest, ToolDefinition } from "./model-client.ts"
+import { dataUrl, imagesWithBytes, type ImageBytes, type ModelRequest, type ToolDefinition } from "./model-client.ts"
 import { CallState, ReasoningState, responsesProtocol } from "./openai-responses-decode.ts"
 
 type Images = ReadonlyMap<string, ImageBytes>
@@ -48,10 +48,7 @@ const stateData = <A>(opaque: OpaqueState | undefined, decode: (data: unknown) =
 
 /** The images of `refs` that have bytes, as data URLs; the others stay as their marker text. */
 const imageParts = (refs: ReadonlyArray<ImageRef> | undefined, images: Images): Array<ResponseInputImage> =>
-  (refs ?? []).flatMap((ref) => {
-    const bytes = images.get(ref.sha256)
-    return bytes === undefined ? [] : [{ type: "input_image", detail: "auto", image_url: `data:${bytes.mime};base64,${bytes.base64}` }]
-  })
+  imagesWithBytes(refs, images).map((image) => ({ type: "input_image", detail: "auto", image_url: dataUrl(image) }))
 
 const encodeUser = (message: UserMessage, images: Images): ResponseInputItem => {
   const pictures = imageParts(message.images, images)
