@@ -21,7 +21,8 @@ import {
   DEFAULT_KEPT_FINISHED_LOGS,
   DEFAULT_LOG_BUFFER_BYTES,
   DEFAULT_LOG_READ_BYTES,
-  DEFAULT_MAX_TASKS
+  DEFAULT_MAX_TASKS,
+  drainWaitMs
 } from "./limits.ts"
 import { killLeftovers, killProcessTree, killProcessTrees } from "./process-tree.ts"
 import { RingBuffer } from "./ring-buffer.ts"
@@ -197,7 +198,7 @@ export const makeBackgroundBash = (options: BackgroundBashOptions): Effect.Effec
     const supervise = (task: Task, shell: { readonly pid: number; readonly finished: Effect.Effect<ShellExit>; readonly result: () => ShellExit | undefined }) => {
       const waited =
         timeoutSeconds === null ? Effect.asSome(shell.finished) : Effect.timeoutOption(shell.finished, Duration.millis(timeoutSeconds * 1000))
-      const drain = Effect.timeoutOption(shell.finished, Duration.millis((options.drainMs ?? 200) + 100))
+      const drain = Effect.timeoutOption(shell.finished, Duration.millis(drainWaitMs(options.drainMs)))
       return waited.pipe(
         Effect.flatMap(
           Option.match({

@@ -5,7 +5,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { DEFAULT_GRACE_MS } from "./limits.ts"
+import { DEFAULT_GRACE_MS, drainWaitMs } from "./limits.ts"
 import * as Option from "effect/Option"
 import { killLeftovers, killProcessTree } from "./process-tree.ts"
 import { incompleteTail, leadingContinuations, RingBuffer } from "./ring-buffer.ts"
@@ -107,14 +107,13 @@ export const runForeground = (options: ForegroundOptions): Effect.Effect<Foregro
   Effect.suspend(() => {
     const capture = new OutputCapture(options.captureBytes ?? DEFAULT_CAPTURE_BYTES)
     const kill = { graceMs: options.graceMs ?? DEFAULT_GRACE_MS }
-    const drainMs = options.drainMs ?? 200
     const started = Date.now()
     return Effect.acquireUseRelease(
       spawnShell({
         command: options.command,
         cwd: options.cwd,
         onOutput: capture.write,
-        drainMs,
+        ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),
         ...(options.env === undefined ? {} : { env: options.env }),
         ...(options.shell === undefined ? {} : { shell: options.shell })
       }),
@@ -124,7 +123,7 @@ export const runForeground = (options: ForegroundOptions): Effect.Effect<Foregro
           if (Option.isSome(exit)) return outcomeOf(exit.value)
           yield* killProcessTree(shell.pid, kill)
           // What the processes printed while dying (e.g. a test runner's summary on SIGTERM).
-          yield* Effect.timeoutOption(shell.finished, Duration.millis(drainMs + 100))
+          yield* Effect.timeoutOption(shell.finished, Duration.millis(drainWaitMs(options.drainMs)))
           return { _tag: "TimedOut", seconds: options.timeoutSeconds } satisfies ForegroundOutcome
         }),
       (shell) => (shell.result() === undefined ? killProcessTree(shell.pid, kill) : killLeftovers(shell.pid, kill))

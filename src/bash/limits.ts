@@ -12,6 +12,10 @@ export const DEFAULT_KEPT_FINISHED_LOGS = 64
 export const DEFAULT_LOG_READ_BYTES = 16 * 1024
 /** SIGTERM → SIGKILL delay. */
 export const DEFAULT_GRACE_MS = 2000
+/** How long output is still read after the shell exits (a background child may hold the pipes). */
+export const DEFAULT_DRAIN_MS = 200
+/** How long to wait for a killed shell's output to settle: the drain, plus a margin. */
+export const drainWaitMs = (drainMs: number | undefined): number => (drainMs ?? DEFAULT_DRAIN_MS) + 100
 
 /**
  * `backgroundBashTimeoutSeconds` as config.json holds it → seconds, or null for no timer:

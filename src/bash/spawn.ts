@@ -13,7 +13,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { defaultShell } from "./limits.ts"
+import { DEFAULT_DRAIN_MS, defaultShell } from "./limits.ts"
 import { trackLeader } from "./process-tree.ts"
 
 /** The shell could not be started (missing working directory, no shell, too many processes). */
@@ -54,8 +54,6 @@ export interface ShellProcess {
   /** The exit, once `finished` has completed. */
   readonly result: () => ShellExit | undefined
 }
-
-const DEFAULT_DRAIN_MS = 200
 
 /**
  * Starts the shell. Run it where interruption cannot land between the spawn and the code that
