@@ -19,7 +19,7 @@ import { ActiveModel } from "../engine/active-model.ts"
 import { Conversation } from "../engine/conversation.ts"
 import { runTurn } from "../engine/turn.ts"
 import { saveLateTitle } from "../session/late-title.ts"
-import { listPromptSets } from "../prompts/sets.ts"
+import { selectPromptSet } from "../prompts/sets.ts"
 import { commandEntries, findCommand, parseCommandLine, type CommandContext, type SwitchKind } from "./commands.ts"
 import { acceptCompletion, findCompletion, listWorkspaceFiles, moveSelection, type Completion } from "./completion.ts"
 import { makeDialogs } from "./dialogs.ts"
@@ -190,7 +190,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
             mode: doc.mode,
             approval: doc.approval,
             model: entry.ref,
-            promptSet: listPromptSets(current().paths.home, current().prompts.promptSet).selected,
+            promptSet: selectPromptSet(current().paths.home, current().prompts.promptSet).name,
             contextUsed: usage === undefined ? 0 : usage.inputTokens + usage.outputTokens,
             contextWindow: entry.capabilities.contextWindow,
             runningTasks: yield* session().runningTasks
@@ -248,7 +248,6 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       palette,
       exit,
       disabledTools: prepared.disabledTools,
-      changed: () => void refreshStatus(),
       host,
       switched,
       pickSession: dialogs.pickSession,
@@ -351,6 +350,8 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
           }
           return
         }
+        // Whatever the command changed (mode, model, prompts…) shows in the status line.
+        void refreshStatus()
         runQueued()
       })
       return true

@@ -23,8 +23,6 @@ export interface CommandContext {
   readonly palette: Palette
   readonly exit: () => void
   readonly disabledTools: ReadonlyArray<string>
-  /** The session changed (mode, model, prompts…): refresh what shows it. */
-  readonly changed: () => void
   /** /clear, /resume, /fork, /export, /cd, /space. */
   readonly host: Pick<SessionHostShape, "clear" | "resume" | "fork" | "exportTo" | "list" | "changeWorkspace" | "newSessionIn" | "workspaces">
   /** The host switched to another session (or workspace): show it and run the next turns on it. */
@@ -52,7 +50,7 @@ export interface SlashCommand {
 const say = (context: CommandContext, ...lines: ReadonlyArray<string>): CommandEffect => Effect.sync(() => context.print(lines))
 
 const setMode = (mode: "plan" | "work") => (_args: string, context: CommandContext): CommandEffect =>
-  context.controls.setMode(mode).pipe(Effect.tap(() => Effect.sync(context.changed)), Effect.zipRight(say(context, `${mode} mode`)))
+  context.controls.setMode(mode).pipe(Effect.zipRight(say(context, `${mode} mode`)))
 
 const helpCommand: SlashCommand = {
   name: "help",
@@ -97,8 +95,7 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
             return say(context, `${entry.ref} · context window ${entry.capabilities.contextWindow} tokens`)
           })
         : context.controls.switchModel(args).pipe(
-            Effect.tap(() => Effect.sync(context.changed)),
-            Effect.flatMap((entry) => say(context, `model ${entry.ref}`))
+              Effect.flatMap((entry) => say(context, `model ${entry.ref}`))
           )
   },
   {
@@ -108,7 +105,6 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
     run: (args, context) => {
       if ((approvalModes as ReadonlyArray<string>).includes(args)) {
         return context.controls.setApproval(args as ApprovalMode).pipe(
-          Effect.tap(() => Effect.sync(context.changed)),
           Effect.zipRight(say(context, `approval ${args}: ${approvalModeMeanings[args as ApprovalMode]}`))
         )
       }
@@ -167,8 +163,7 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
     run: (args, context) =>
       args !== ""
         ? context.controls.switchPromptSet(args).pipe(
-            Effect.tap(() => Effect.sync(context.changed)),
-            Effect.flatMap((change) => say(context, change.message))
+              Effect.flatMap((change) => say(context, change.message))
           )
         : context.controls.listPromptSets.pipe(
             Effect.flatMap((listing) =>
@@ -210,7 +205,6 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
         return Effect.fail({ message: "usage: /promptattach [enable|disable|up|down NAME]" })
       }
       return context.controls.changePromptAttachment(verb as AttachmentAction, name).pipe(
-        Effect.tap(() => Effect.sync(context.changed)),
         Effect.flatMap((change) => say(context, change.message))
       )
     }
@@ -303,7 +297,7 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
     run: (args, context) =>
       // Compacted and Failed are told by the renderer's note; a refusal is said here.
       context.controls.compact(args === "" ? undefined : args).pipe(
-        Effect.flatMap((outcome) => (outcome._tag === "Refused" ? say(context, `/compact: ${outcome.reason}`) : Effect.sync(context.changed)))
+        Effect.flatMap((outcome) => (outcome._tag === "Refused" ? say(context, `/compact: ${outcome.reason}`) : Effect.void))
       )
   },
   {
