@@ -5,6 +5,7 @@
  * tail as plain text meanwhile. Without colour the source is kept as it is (it reads well).
  */
 import type { Palette } from "./palette.ts"
+import { visible } from "../cli/visible.ts"
 
 export interface MarkdownState {
   /** The fence that opened the current code block ("```" or "~~~", with its length), if any. */
@@ -78,15 +79,20 @@ export class MarkdownStream {
   }
 
   push(delta: string): Array<string> {
-    const text = this.partial + delta
-    const lines = text.split("\n")
+    // Most tokens end no line: appending keeps a long line linear, not split again per token.
+    if (!delta.includes("\n")) {
+      this.partial += delta
+      return []
+    }
+    const lines = (this.partial + delta).split("\n")
     this.partial = lines.pop() ?? ""
     return lines.map((line) => this.render(line))
   }
 
   /** The tail as it may be shown before its newline arrives: plain, inside a code block dressed as code. */
   partialPreview(): string {
-    return this.state.fence !== undefined && this.palette.isColorSupported ? `${this.palette.dim("│")} ${this.partial}` : this.partial
+    const tail = visible(this.partial)
+    return this.state.fence !== undefined && this.palette.isColorSupported ? `${this.palette.dim("│")} ${tail}` : tail
   }
 
   /** Ends the message: the tail becomes a rendered line; an open code block is left open (nothing to close). */
@@ -97,8 +103,9 @@ export class MarkdownStream {
     return rest
   }
 
+  /** Model text is made inert here, on whole lines, so a CRLF split across two tokens is still a line end. */
   private render(line: string): string {
-    const rendered = renderMarkdownLine(line, this.state, this.palette)
+    const rendered = renderMarkdownLine(visible(line.endsWith("\r") ? line.slice(0, -1) : line), this.state, this.palette)
     this.state = rendered.state
     return rendered.text
   }

@@ -95,7 +95,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
       Effect.sync(() => {
         endReasoning()
         surface.activity(undefined)
-        const lines = markdown.push(visible(text))
+        const lines = markdown.push(text)
         // The live tail first, so the redraw after the commit does not show the finished line twice.
         surface.partial(markdown.partialPreview())
         surface.commit(lines)

@@ -31,4 +31,14 @@ describe("untrusted text on the terminal", () => {
     expect(screen).toContain("rm -rf x #␍ ls")
     expect(screen).toContain("␛[1Ahidden")
   })
+
+  it("treats a CRLF split across two tokens as a line end in the terminal view", () => {
+    const committed: Array<string> = []
+    const partials: Array<string> = []
+    const view = makeTurnView({ commit: (lines) => committed.push(...lines), partial: (text) => partials.push(text), activity: () => {}, columns: () => 80 }, makePalette(false))
+    Effect.runSync(view.textDelta("line one\r"))
+    Effect.runSync(view.textDelta("\nline two\x1b[K"))
+    expect(committed).toEqual(["line one"])
+    expect(partials.at(-1)).toBe("line two␛[K")
+  })
 })
