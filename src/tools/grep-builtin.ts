@@ -128,6 +128,15 @@ const searchFile = async (full: string, regex: RegExp, literal: string | undefin
  * tool refuses binary target files before choosing an implementation). Throws ToolError for a bad
  * pattern or glob, WalkAborted when `signal` fires.
  */
+/** The `glob` argument compiled, or the ToolError both grep implementations give for a bad one. */
+export const grepGlob = (glob: string): GlobFilter => {
+  try {
+    return GlobFilter.make(glob)
+  } catch (error) {
+    throw new ToolError({ message: `invalid glob ${glob}: ${error instanceof Error ? error.message : String(error)}` })
+  }
+}
+
 export const grepBuiltin = async (request: GrepRequest, signal?: AbortSignal): Promise<GrepResult> => {
   const regex = compileSearchRegex(request.pattern, request.ignoreCase)
   const literal = !request.ignoreCase && isLiteral(request.pattern) && request.pattern !== "" ? request.pattern : undefined
@@ -140,14 +149,7 @@ export const grepBuiltin = async (request: GrepRequest, signal?: AbortSignal): P
     return { records: emitter.records, truncated: emitter.truncated }
   }
 
-  let filter: GlobFilter | undefined
-  if (request.glob !== undefined) {
-    try {
-      filter = GlobFilter.make(request.glob)
-    } catch (error) {
-      throw new ToolError({ message: `invalid glob ${request.glob}: ${error instanceof Error ? error.message : String(error)}` })
-    }
-  }
+  const filter = request.glob === undefined ? undefined : grepGlob(request.glob)
   const start = await WalkDir.open(request.root, request.target, { filter, signal })
   const queue: Array<{ readonly file: string; readonly hits: Promise<FileHits | undefined> }> = []
   const drainOne = async (): Promise<boolean> => {

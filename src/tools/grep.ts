@@ -1,8 +1,7 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { GlobFilter } from "./gitignore.ts"
-import { decodeForSearch, grepBuiltin } from "./grep-builtin.ts"
+import { decodeForSearch, grepBuiltin, grepGlob } from "./grep-builtin.ts"
 import { formatRecords, GREP_MAX_RECORDS, type GrepRequest, type GrepResult } from "./grep-records.ts"
 import { statOrNotFound } from "./not-found.ts"
 import { findRipgrep, grepWithRipgrep } from "./ripgrep.ts"
@@ -53,10 +52,9 @@ export const runGrep = (ripgrep: string | undefined, request: GrepRequest): Effe
 export const prepareGrep = (args: GrepArgs, context: ToolContext): Effect.Effect<{ readonly request: GrepRequest; readonly display: string } | { readonly refused: string }, ToolError> =>
   Effect.gen(function* () {
     const { real, display } = yield* context.fence.resolve(args.path ?? ".", "read")
-    if (args.glob !== undefined) {
-      const glob = args.glob
-      yield* Effect.try({ try: () => GlobFilter.make(glob), catch: (error) => new ToolError({ message: `invalid glob ${glob}: ${errorMessage(error)}` }) })
-    }
+    // Checked here for rg too, which would report a bad glob in its own words.
+    const glob = args.glob
+    if (glob !== undefined) yield* Effect.try({ try: () => grepGlob(glob), catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: errorMessage(error) })) })
     const checked = yield* Effect.tryPromise({
       try: async () => {
         const stat = await statOrNotFound(context, real, display, "Path")
