@@ -162,15 +162,17 @@ export const startSession = (
     yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))
     const activeModel = ActiveModel.holding({ entry: prepared.model, client })
     const sideValues = (mode?: "review" | "compaction") => valuesFor(Effect.runSync(conversation.document), { mode })
-    const reviewValues = () => sideValues("review")
     const reviewer = makeReviewer({
       activeModel,
-      systemText: () => {
+      prompts: () => {
         const { locations, attachments } = sources().reviewer
-        return composePrompt("review", reviewValues(), locations, attachments).text
-      },
-      userTemplate: () => resolvePrompt("review.user", sources().reviewer.locations).text,
-      hostValues: reviewValues
+        const hostValues = sideValues("review")
+        return {
+          system: composePrompt("review", hostValues, locations, attachments).text,
+          userTemplate: resolvePrompt("review.user", locations).text,
+          hostValues
+        }
+      }
     })
     let titleTried = false
     const compactor = makeCompactor({
@@ -180,9 +182,15 @@ export const startSession = (
         keepRecentTokens: prepared.config.compaction?.keepRecentTokens ?? compactionDefaults.keepRecentTokens
       },
       activeModel,
-      systemText: () => bindPlaceholders(resolvePrompt("compaction.system", sources().locations).text, sideValues("compaction")),
-      userTemplate: () => resolvePrompt("compaction.user", sources().locations).text,
-      hostValues: () => sideValues("compaction")
+      prompts: () => {
+        const { locations } = sources()
+        const hostValues = sideValues("compaction")
+        return {
+          system: bindPlaceholders(resolvePrompt("compaction.system", locations).text, hostValues),
+          userTemplate: resolvePrompt("compaction.user", locations).text,
+          hostValues
+        }
+      }
     })
     return {
       nameSession: (timeoutMs) =>

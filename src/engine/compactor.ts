@@ -12,7 +12,7 @@ import { bindPlaceholders, type PlaceholderValues } from "../prompts/placeholder
 import { newItemId } from "../session/ids.ts"
 import type { Usage } from "../session/items.ts"
 import type { ActiveModelShape } from "./active-model.ts"
-import { sideRequest } from "./side-request.ts"
+import { sideRequest, type SidePrompts } from "./side-request.ts"
 import { compactionSlots, type CompactionPromptInput } from "./compaction-prompt.ts"
 
 export interface CompactionPolicy {
@@ -40,12 +40,12 @@ export interface CompactorOptions {
   readonly settings: CompactionPolicy
   /** The session's model; read at each compaction, so /model applies. */
   readonly activeModel: Pick<ActiveModelShape, "get">
-  /** compaction.system with the host placeholders bound ({{mode}} is compaction). */
-  readonly systemText: () => string
-  /** The compaction.user template; its slots are bound here. */
-  readonly userTemplate: () => string
-  /** Host values for the user template, bound in the same pass; the five compaction slots win. */
-  readonly hostValues?: (() => PlaceholderValues) | undefined
+  /**
+   * Read once per summary: compaction.system with the host placeholders bound ({{mode}} is
+   * compaction), the compaction.user template (its slots are bound here) and the host values bound
+   * with it (the five compaction slots win).
+   */
+  readonly prompts: () => SidePrompts
   /** The whole summary request, retries included (default 3 minutes). */
   readonly timeoutMs?: number | undefined
   readonly note?: ((text: string) => void) | undefined
@@ -65,8 +65,9 @@ export const makeCompactor = (options: CompactorOptions): CompactorShape => ({
   summarize: (input) => {
     const attempt = Effect.suspend(() => {
       const { entry } = options.activeModel.get()
-      const text = compactionUserText(options.userTemplate(), { ...input, maxConversationChars: maxConversationChars(entry) }, options.hostValues?.(), options.note)
-      return sideRequest(options.activeModel, { system: options.systemText(), items: [{ _tag: "user", id: newItemId(), text }], tools: [] }).pipe(
+      const { system, userTemplate, hostValues } = options.prompts()
+      const text = compactionUserText(userTemplate, { ...input, maxConversationChars: maxConversationChars(entry) }, hostValues, options.note)
+      return sideRequest(options.activeModel, { system, items: [{ _tag: "user", id: newItemId(), text }], tools: [] }).pipe(
         Effect.mapError((error) => `the summary request failed: ${error.message}`),
         Effect.flatMap(({ text: summary, calledTool, usage }) => {
           if (summary.trim() !== "") return Effect.succeed({ text: summary.trim(), usage })

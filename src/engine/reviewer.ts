@@ -17,7 +17,7 @@ import { bindPlaceholders, type PlaceholderValues } from "../prompts/placeholder
 import { newItemId } from "../session/ids.ts"
 import type { TranscriptItem } from "../session/items.ts"
 import type { ActiveModelShape } from "./active-model.ts"
-import { sideRequest } from "./side-request.ts"
+import { sideRequest, type SidePrompts } from "./side-request.ts"
 import { argumentsText, truncateText } from "./conversation-digest.ts"
 
 export interface ReviewRequest {
@@ -46,12 +46,12 @@ export class Reviewer extends Context.Tag("crystal/Reviewer")<Reviewer, Reviewer
 export interface ReviewerOptions {
   /** The session's model; read at each review, so /model applies to the next one. */
   readonly activeModel: Pick<ActiveModelShape, "get">
-  /** The review system text as composed now (named prompt + enabled review attachments). */
-  readonly systemText: () => string
-  /** The review.user template; its slots are bound here. */
-  readonly userTemplate: () => string
-  /** Host placeholder values for the template ({{workspace}}, …), bound in the same pass; the six review slots win. */
-  readonly hostValues?: (() => PlaceholderValues) | undefined
+  /**
+   * Read once per review: the review system text as composed now (named prompt + enabled review
+   * attachments), the review.user template (its slots are bound here) and the host values bound
+   * with it (the six review slots win).
+   */
+  readonly prompts: () => SidePrompts
   /** The whole review, the retry included (default 30 s). */
   readonly timeoutMs?: number | undefined
   /** Where a placeholder that could not be bound is reported. */
@@ -93,8 +93,8 @@ const ask = (reason: string): ReviewResult => ({ outcome: "ask", reason, verdict
 export const makeReviewer = (options: ReviewerOptions): ReviewerShape => ({
   review: (request) => {
     const attempt = Effect.gen(function* () {
-      const system = options.systemText()
-      const user: TranscriptItem = { _tag: "user", id: newItemId(), text: reviewUserText(options.userTemplate(), request, options.note, options.hostValues?.()) }
+      const { system, userTemplate, hostValues } = options.prompts()
+      const user: TranscriptItem = { _tag: "user", id: newItemId(), text: reviewUserText(userTemplate, request, options.note, hostValues) }
       const first = yield* sideRequest(options.activeModel, { system, items: [user], tools: [] })
       const firstParsed =
         first.calledTool === undefined ? parseReviewVerdict(first.text) : Either.left(`it called the tool ${first.calledTool}; there are no tools here`)

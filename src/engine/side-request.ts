@@ -5,10 +5,21 @@
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import type { PlaceholderValues } from "../prompts/placeholders.ts"
 import type { ModelRequest } from "../providers/model-client.ts"
 import { retryStream } from "../providers/retry.ts"
 import type { Usage } from "../session/items.ts"
 import type { ActiveModelShape } from "./active-model.ts"
+
+/**
+ * The texts of one side request, read once per request: the system text as composed now, the
+ * user template (its slots are bound by the caller) and the host values bound in the same pass.
+ */
+export interface SidePrompts {
+  readonly system: string
+  readonly userTemplate: string
+  readonly hostValues?: PlaceholderValues | undefined
+}
 
 export interface SideResponse {
   readonly text: string

@@ -40,9 +40,11 @@ const setup = async (userTemplate: string, timeoutMs?: number) => {
   const compactor = makeCompactor({
     settings: { auto: true, threshold: 0.85, keepRecentTokens: 100 },
     activeModel: ActiveModel.holding({ entry: model, client: makeOpenAIChatClient(model, {}) }),
-    systemText: () => "COMPACTION SYSTEM",
-    userTemplate: () => userTemplate,
-    hostValues: () => new Map([["mode", "compaction"], ["conversation", "a host value that loses"]]),
+    prompts: () => ({
+      system: "COMPACTION SYSTEM",
+      userTemplate,
+      hostValues: new Map([["mode", "compaction"], ["conversation", "a host value that loses"]])
+    }),
     timeoutMs
   })
   const summarize = () => Effect.runPromise(Effect.either(compactor.summarize(input)))

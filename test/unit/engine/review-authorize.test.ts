@@ -101,7 +101,7 @@ const setup = async (options: { readonly answers?: ReadonlyArray<ApprovalAnswer>
   const layer =
     options.withReviewer === false
       ? base
-      : Layer.merge(base, Layer.succeed(Reviewer, makeReviewer({ activeModel, systemText: () => reviewSystem, userTemplate: () => reviewTemplate })))
+      : Layer.merge(base, Layer.succeed(Reviewer, makeReviewer({ activeModel, prompts: () => ({ system: reviewSystem, userTemplate: reviewTemplate }) })))
   const turn = (text: string) => Effect.runPromise(runTurn(text, { maxSteps: 5 }).pipe(Effect.provide(layer)))
   const saved = () => Effect.runPromise(store.load(document.id))
   const notes = path.join(workspace, "notes.txt")

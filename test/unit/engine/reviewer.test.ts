@@ -60,7 +60,7 @@ const setup = async (timeoutMs?: number) => {
     listed: true
   }
   const activeModel = ActiveModel.holding({ entry: model, client: makeOpenAIChatClient(model, {}) })
-  const reviewer = makeReviewer({ activeModel, systemText: () => systemText, userTemplate: () => userTemplate, timeoutMs })
+  const reviewer = makeReviewer({ activeModel, prompts: () => ({ system: systemText, userTemplate }), timeoutMs })
   const review = (req: ReviewRequest = request) => Effect.runPromise(reviewer.review(req))
   return { fake, review }
 }
@@ -193,7 +193,7 @@ describe("the reviewer", () => {
     const first = entry("one")
     const activeModel = ActiveModel.holding({ entry: first, client: makeOpenAIChatClient(first, {}) })
     let system = "first text"
-    const reviewer = makeReviewer({ activeModel, systemText: () => system, userTemplate: () => "{{tool_name}}" })
+    const reviewer = makeReviewer({ activeModel, prompts: () => ({ system, userTemplate: "{{tool_name}}" }) })
     fake.script([{ text: verdict("low", "high") }, { text: verdict("low", "high") }])
     await Effect.runPromise(reviewer.review(request))
     const second = entry("two")
