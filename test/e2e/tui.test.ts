@@ -484,12 +484,12 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     await writeLocalConfig(sandbox, fake.url)
     fake.script([
       { toolCalls: [{ id: "call_ls", name: "list", arguments: { path: ".\x1b[2J" } }] },
-      { text: "Title \x1b]0;pwned\x07 set, screen \x1b[2J cleared?\n" }
+      { text: ["Title \x1b]0;pwned\x07 set, screen \x1b[2J cleared?\r", "\nA CRLF split across tokens.\r\n"] }
     ])
     const terminal = openTerminal([crystalBinary, "run", "hi"], { cwd: sandbox.workspace, env: { ...sandbox.env, TERM: "xterm" } })
     cleanups.push(() => terminal.close())
     const screen = await terminal.waitFor(/EXIT=\d+/)
-    expect(screen).toContain("Title ␛]0;pwned␇ set, screen ␛[2J cleared?")
+    expect(screen).toContain("Title ␛]0;pwned␇ set, screen ␛[2J cleared?\nA CRLF split across tokens.\n")
     expect(screen).toContain("→ list .␛[2J")
   })
 })

@@ -16,7 +16,14 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 :
  * made inert (control characters drawn as symbols); a pipe or file gets the text exactly.
  */
 export const makeTextRenderer = (style: Style, terminals: { readonly stdout: boolean; readonly stderr: boolean } = { stdout: false, stderr: false }): RendererShape => {
-  const forStdout = (text: string) => (terminals.stdout ? visible(text) : text)
+  // A CR ending one token may be the first half of a CRLF: it waits for the next token.
+  let heldCR = false
+  const forStdout = (text: string) => {
+    if (!terminals.stdout) return text
+    const joined = `${heldCR ? "\r" : ""}${text}`
+    heldCR = joined.endsWith("\r")
+    return visible(heldCR ? joined.slice(0, -1) : joined)
+  }
   const forStderr = (text: string) => (terminals.stderr ? visible(text) : text)
   // Whether the last thing written to each stream ended a line, so output never runs together.
   let stdoutAtLineStart = true
@@ -62,6 +69,7 @@ export const makeTextRenderer = (style: Style, terminals: { readonly stdout: boo
       }),
     assistantMessage: () =>
       Effect.sync(() => {
+        heldCR = false
         endReasoning()
         if (!stdoutAtLineStart) out("\n")
       }),
