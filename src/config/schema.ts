@@ -42,6 +42,35 @@ export const CompactionSettings = Schema.Struct({
 }).annotations({ identifier: 'an object like {"threshold": 0.85, "keepRecentTokens": 20000}' })
 export type CompactionSettings = typeof CompactionSettings.Type
 
+const EnvName = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "an environment variable name (letters, digits and _, not starting with a digit)" }),
+  Schema.annotations({ identifier: "an environment variable name" })
+)
+const EnvPattern = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9_*]+$/, { message: () => "an environment variable name, or a pattern with * (e.g. \"AWS_*\")" }),
+  Schema.annotations({ identifier: "a variable name" })
+)
+const EnvPatterns = Schema.Array(EnvPattern).annotations({ identifier: 'a list of variable names or patterns (e.g. ["AWS_*", "GITHUB_TOKEN"])' })
+
+/**
+ * The environment shell commands get (SPEC T5; README "Secrets"). Provider keys are never passed,
+ * whatever this says: `exclude` adds names, it cannot take them away.
+ */
+export const ShellEnvSettings = Schema.Struct({
+  /** true (default): Crystal's environment minus the excluded names; false: only PATH, HOME, locale and terminal; a list: those names too. */
+  inherit: Schema.optional(
+    Schema.Union(Schema.Boolean, EnvPatterns).annotations({ identifier: 'true, false, or a list of variable names (e.g. ["PATH", "NODE_*"])' })
+  ),
+  /** More names (or patterns with *) never passed, and whose values are redacted from tool outputs. */
+  exclude: Schema.optional(EnvPatterns),
+  /** Variables set for every command, over what is inherited. */
+  set: Schema.optional(Schema.Record({ key: EnvName, value: Schema.String }))
+}).annotations({
+  identifier: 'an object like {"inherit": true, "exclude": ["AWS_*"], "set": {"CI": "1"}}',
+  parseOptions: { onExcessProperty: "error" }
+})
+export type ShellEnvSettings = typeof ShellEnvSettings.Type
+
 export const BackgroundTimeout = Schema.Union(PositiveNumber, Schema.Null, Schema.Literal("unlimited"))
 
 export const Config = Schema.Struct({
@@ -54,7 +83,8 @@ export const Config = Schema.Struct({
   imageModel: Schema.optional(Schema.String),
   /** Model requests one turn may make before it is ended with a note. */
   maxSteps: Schema.optional(PositiveInt),
-  compaction: Schema.optional(CompactionSettings)
+  compaction: Schema.optional(CompactionSettings),
+  shellEnv: Schema.optional(ShellEnvSettings)
 })
 export type Config = typeof Config.Type
 

@@ -1,0 +1,130 @@
+/**
+ * The session's known secrets (provider keys and the operator's excluded variables, see
+ * src/bash/shell-env.ts) never leave a tool: every occurrence in a tool output is replaced by
+ * `[redacted]` before the output is stored, spilled, exported or sent. Two places apply it:
+ *   - src/engine/executor.ts, on every tool's result and every text a tool spills;
+ *   - src/bash/spawn.ts, on the shell's output stream as it arrives, so that a background log read
+ *     at any offset (bash_logs) or cut in the middle by a cap never holds a piece of a key.
+ * A key cut by a cap (a long line, the dropped middle of a huge output) can still leave a fragment:
+ * the first or last 12 characters of a secret, and whatever continues them, are redacted too.
+ */
+
+export const REDACTED = "[redacted]"
+
+/** The shortest fragment of a secret treated as the secret (a cut key). */
+const FRAGMENT = 12
+
+let secrets: ReadonlyArray<string> = []
+let secretBuffers: ReadonlyArray<Buffer> = []
+let longest = 0
+
+/** Sets the values to redact (replacing earlier ones); longest first, so a key containing another goes whole. */
+export const installSecrets = (values: Iterable<string>): void => {
+  secrets = [...new Set(values)].filter((value) => value.length > 0).sort((a, b) => b.length - a.length)
+  secretBuffers = secrets.map((value) => Buffer.from(value, "utf8"))
+  longest = secretBuffers.reduce((max, value) => Math.max(max, value.length), 0)
+}
+
+export const installedSecretCount = (): number => secrets.length
+
+/** Replaces each run of `text` that starts with the secret's first characters and continues it. */
+const redactForward = (text: string, secret: string, anchor: string): string => {
+  let out = ""
+  let last = 0
+  for (let at = text.indexOf(anchor); at >= 0; at = text.indexOf(anchor, at + FRAGMENT)) {
+    let end = at + FRAGMENT
+    while (end < text.length && end - at < secret.length && text[end] === secret[end - at]) end++
+    out += text.slice(last, at) + REDACTED
+    last = end
+    at = end - FRAGMENT
+  }
+  return last === 0 ? text : out + text.slice(last)
+}
+
+/** The same backwards: a run ending with the secret's last characters. */
+const redactBackward = (text: string, secret: string, anchor: string): string => {
+  const parts: Array<string> = []
+  let end = text.length
+  for (let at = text.lastIndexOf(anchor); at >= 0; at = at === 0 ? -1 : text.lastIndexOf(anchor, at - 1)) {
+    if (at + FRAGMENT > end) continue
+    let start = at
+    let index = secret.length - FRAGMENT
+    while (start > 0 && index > 0 && text[start - 1] === secret[index - 1]) {
+      start--
+      index--
+    }
+    parts.unshift(REDACTED, text.slice(at + FRAGMENT, end))
+    end = start
+    if (start === 0) break
+    at = start
+  }
+  return parts.length === 0 ? text : text.slice(0, end) + parts.join("")
+}
+
+/** `text` with every known secret, and every cut piece of one at least 12 characters long, replaced. */
+export const redactText = (text: string): string => {
+  if (secrets.length === 0) return text
+  let result = text
+  for (const secret of secrets) {
+    if (result.includes(secret)) result = result.split(secret).join(REDACTED)
+  }
+  for (const secret of secrets) {
+    if (secret.length <= FRAGMENT) continue
+    const head = secret.slice(0, FRAGMENT)
+    if (result.includes(head)) result = redactForward(result, secret, head)
+    const tail = secret.slice(-FRAGMENT)
+    if (result.includes(tail)) result = redactBackward(result, secret, tail)
+  }
+  return result
+}
+
+export interface RedactingSink {
+  readonly write: (chunk: Buffer) => void
+  /** Passes on what was held back (the stream ended). */
+  readonly flush: () => void
+}
+
+/** How many bytes at the end of `data` could be the start of a secret: held back until the next chunk. */
+const partialAtEnd = (data: Buffer): number => {
+  for (let size = Math.min(longest - 1, data.length); size > 0; size--) {
+    const end = data.subarray(data.length - size)
+    if (secretBuffers.some((secret) => secret.length > size && secret.subarray(0, size).equals(end))) return size
+  }
+  return 0
+}
+
+/**
+ * A byte stream with the secrets replaced, across chunk boundaries: only the few bytes at the end
+ * of a chunk that begin a secret wait for the next one, so output is not delayed otherwise.
+ */
+export const redactingSink = (sink: (chunk: Buffer) => void): RedactingSink => {
+  let pending: Buffer | undefined
+  return {
+    write: (chunk) => {
+      if (secretBuffers.length === 0) return sink(chunk)
+      let data = pending === undefined ? chunk : Buffer.concat([pending, chunk])
+      pending = undefined
+      for (const secret of secretBuffers) {
+        if (data.indexOf(secret) < 0) continue
+        const parts: Array<Buffer> = []
+        let last = 0
+        for (let at = data.indexOf(secret); at >= 0; at = data.indexOf(secret, last)) {
+          parts.push(data.subarray(last, at), Buffer.from(REDACTED))
+          last = at + secret.length
+        }
+        parts.push(data.subarray(last))
+        data = Buffer.concat(parts)
+      }
+      const held = partialAtEnd(data)
+      if (held > 0) {
+        pending = Buffer.from(data.subarray(data.length - held))
+        data = data.subarray(0, data.length - held)
+      }
+      if (data.length > 0) sink(data)
+    },
+    flush: () => {
+      if (pending !== undefined) sink(pending)
+      pending = undefined
+    }
+  }
+}

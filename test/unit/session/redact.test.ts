@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it } from "vitest"
+import { installSecrets, REDACTED, redactingSink, redactText } from "../../../src/session/redact.ts"
+
+const key = "sk-test-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"
+const other = "ghp_0123456789abcdefABCDEF0123456789"
+
+afterEach(() => installSecrets([]))
+
+const streamed = (chunks: ReadonlyArray<string>): string => {
+  const out: Array<Buffer> = []
+  const sink = redactingSink((chunk) => out.push(chunk))
+  for (const chunk of chunks) sink.write(Buffer.from(chunk))
+  sink.flush()
+  return Buffer.concat(out).toString("utf8")
+}
+
+describe("redactText", () => {
+  it("leaves text alone when no secret is known", () => {
+    expect(redactText(`OPENAI_API_KEY=${key}`)).toBe(`OPENAI_API_KEY=${key}`)
+  })
+
+  it("replaces every occurrence of every secret", () => {
+    installSecrets([key, other])
+    expect(redactText(`a=${key}\0b=${other}\nagain ${key}${key}`)).toBe(`a=${REDACTED}\0b=${REDACTED}\nagain ${REDACTED}${REDACTED}`)
+  })
+
+  it("replaces a key cut at its end (a capped line) and one cut at its start (a log read from an offset)", () => {
+    installSecrets([key])
+    expect(redactText(`KEY=${key.slice(0, 20)}… [+900 chars]`)).toBe(`KEY=${REDACTED}… [+900 chars]`)
+    expect(redactText(`${key.slice(15)} rest`)).toBe(`${REDACTED} rest`)
+    expect(redactText(`x${key.slice(0, 11)}y`)).toBe(`x${key.slice(0, 11)}y`)
+  })
+
+  it("prefers the longer of two secrets that contain one another", () => {
+    installSecrets(["abcdefgh", "abcdefgh-and-more"])
+    expect(redactText("abcdefgh-and-more abcdefgh")).toBe(`${REDACTED} ${REDACTED}`)
+  })
+})
+
+describe("redactingSink", () => {
+  it("redacts a key split over chunks, byte by byte too", () => {
+    installSecrets([key])
+    const text = `before ${key} after\n`
+    expect(streamed([text.slice(0, 15), text.slice(15)])).toBe(`before ${REDACTED} after\n`)
+    expect(streamed([...text])).toBe(`before ${REDACTED} after\n`)
+  })
+
+  it("passes through at once what cannot start a key, and flushes a held-back partial at the end", () => {
+    installSecrets([key])
+    const out: Array<string> = []
+    const sink = redactingSink((chunk) => out.push(chunk.toString()))
+    sink.write(Buffer.from("listening on 3000\n"))
+    expect(out).toEqual(["listening on 3000\n"])
+    sink.write(Buffer.from("x sk-te"))
+    expect(out.join("")).toBe("listening on 3000\nx ")
+    sink.flush()
+    expect(out.join("")).toBe("listening on 3000\nx sk-te")
+  })
+})
