@@ -1,7 +1,9 @@
 /**
  * The runtime choice, in one file: run the program's main fiber on the platform we are on, turn
- * SIGINT/SIGTERM into interruption (so scopes close, processes die, sessions save), and exit with
- * the program's code. A second signal while shutting down exits at once.
+ * SIGINT, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT into interruption (so scopes close,
+ * processes die, sessions save), and exit with the program's code, or 128 + the signal's number
+ * as a shell reports a death by that signal (130, 143, 129, 131: SIGQUIT dumps no core here, the
+ * session is closed cleanly instead). A second signal while shutting down exits at once.
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -23,7 +25,9 @@ export const startupComplete = (): void => {
   bun?.unsafe?.setJITPolicy?.(1)
 }
 
-const signalExitCode = (signal: NodeJS.Signals): number => (signal === "SIGTERM" ? 143 : 130)
+const signalExitCodes: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGQUIT: 131, SIGTERM: 143 }
+
+const signalExitCode = (signal: NodeJS.Signals): number => signalExitCodes[signal] ?? 130
 
 export const runMain = (program: Effect.Effect<number>): void => {
   const fiber = Effect.runFork(program)
@@ -33,8 +37,7 @@ export const runMain = (program: Effect.Effect<number>): void => {
     received = signal
     Effect.runFork(Fiber.interrupt(fiber))
   }
-  process.on("SIGINT", onSignal)
-  process.on("SIGTERM", onSignal)
+  for (const name of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.on(name, onSignal)
   fiber.addObserver((exit) => {
     if (Exit.isSuccess(exit)) process.exit(exit.value)
     if (!Exit.isInterrupted(exit)) {

@@ -8,6 +8,9 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { BackgroundBashShape } from "../src/bash/background.ts"
 import { makePathFence, type PathFence } from "../src/approval/path-fence.ts"
+import { useHome } from "../src/bash/containment.ts"
+import { secretValues } from "../src/bash/shell-env.ts"
+import { installSecrets } from "../src/session/redact.ts"
 import type { PreparedSession } from "../src/cli/prepare.ts"
 import { ActiveModel } from "../src/engine/active-model.ts"
 import { assembleCatalog } from "../src/engine/catalog.ts"
@@ -70,6 +73,8 @@ export const startSession = (
 ): Effect.Effect<Session, ConfigError, Scope.Scope> =>
   Effect.gen(function* () {
     const workspace = prepared.document.workspace
+    useHome(prepared.paths.home)
+    installSecrets(secretValues(prepared.config, process.env))
     const fenceFor = (grants: ReadonlyArray<AccessGrant>): PathFence =>
       makePathFence(workspace, [
         { dir: prepared.spillDir, access: "read" },

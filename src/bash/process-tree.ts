@@ -11,9 +11,13 @@
  * member, once; wait up to the grace period for them to exit, SIGKILL whatever is left, then wait
  * (bounded) until it is gone. Killing many trees (the session closing) shares each /proc read.
  *
- * Residual limits: a process that double-forks and calls setsid leaves both the group and the
- * tree once its parent dies; and a crystal killed with SIGKILL runs no code at all, so its
- * children are orphaned (they keep running).
+ * Every shell also carries a tag in its environment (CRYSTAL_CONTAIN, see containment.ts), which
+ * its descendants inherit: a process that double-forked and called setsid has left both the group
+ * and the tree, but still carries the tag, so it is found in /proc/PID/environ. What a process
+ * started with a cleared environment (`env -i`) after leaving the tree is the one gap: the
+ * compiled binary is a child subreaper (containment.ts), so such a process becomes our child and
+ * the exit hook kills it with everything else that descends from us. docs/containment.md has the
+ * whole picture, SIGKILL included.
  */
 import * as fs from "node:fs"
 import * as Effect from "effect/Effect"
@@ -87,6 +91,61 @@ const readAllStats = (): Array<ProcEntry> => {
 /** Our own process group and session: never signalled, whatever /proc says. */
 const own = hasProc ? readStat("self") : undefined
 
+/** This process's start time: with its pid, names this crystal among all that ever ran here. */
+export const ownStart: string = own?.start ?? String(Date.now())
+
+/** The environment variable every contained process carries: `<crystal pid>.<its start>.<n>`. */
+export const CONTAIN_VAR = "CRYSTAL_CONTAIN"
+
+/** What the tags of this crystal's processes start with (`<pid>.<start>.`). */
+export const instancePrefix = (pid: number = process.pid, start: string = ownStart): string => `${pid}.${start}.`
+
+let tagSequence = 0
+
+/** A new tag for one spawned shell. */
+export const nextTag = (): string => `${instancePrefix()}${++tagSequence}`
+
+const environBuffer = Buffer.allocUnsafe(256 * 1024)
+
+/** A copy of the process's environment block, or undefined (gone, a zombie, another user's). */
+const readEnviron = (pid: number): Buffer | undefined => {
+  let fd: number | undefined
+  try {
+    fd = fs.openSync(`/proc/${pid}/environ`, "r")
+    const size = fs.readSync(fd, environBuffer, 0, environBuffer.length, 0)
+    return size === 0 ? undefined : Buffer.from(environBuffer.subarray(0, size))
+  } catch {
+    return undefined
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
+}
+
+/** Does the environment block hold a `CRYSTAL_CONTAIN=` entry whose value starts with `prefix`? */
+const containsTag = (environ: Buffer, prefix: string): boolean => {
+  const needle = `${CONTAIN_VAR}=${prefix}`
+  for (let at = environ.indexOf(needle, 0, "latin1"); at >= 0; at = environ.indexOf(needle, at + 1, "latin1")) {
+    if (at === 0 || environ[at - 1] === 0) return true
+  }
+  return false
+}
+
+/** Start time (clock ticks since boot) of a living process, or undefined. */
+export const processStart = (pid: number): string | undefined => {
+  const entry = hasProc ? readStat(pid) : undefined
+  return entry === undefined || entry.zombie ? undefined : entry.start
+}
+
+/** Pids of living processes whose tag starts with `prefix` and that started at `minStart` or later. */
+export const taggedProcesses = (prefix: string, minStart: bigint): Array<number> =>
+  readAllStats()
+    .filter((entry) => {
+      if (entry.zombie || isProtected(entry.pid) || BigInt(entry.start) < minStart) return false
+      const environ = readEnviron(entry.pid)
+      return environ !== undefined && containsTag(environ, prefix)
+    })
+    .map((entry) => entry.pid)
+
 const isProtected = (pid: number): boolean => pid <= 1 || pid === process.pid || pid === own?.pgrp || pid === own?.sid
 
 const signal = (target: number, name: NodeJS.Signals): void => {
@@ -122,6 +181,8 @@ export const groupHasMembers = (pgid: number): boolean => {
 interface Snapshot {
   readonly entries: ReadonlyArray<ProcEntry>
   readonly children: ReadonlyMap<number, ReadonlyArray<ProcEntry>>
+  /** Does `pid` carry a tag starting with `prefix`? Each environment is read once per snapshot. */
+  readonly tagged: (pid: number, prefix: string) => boolean
 }
 
 /** One read of /proc, shared by every tree being killed at the same time; undefined without /proc. */
@@ -134,17 +195,31 @@ const takeSnapshot = (): Snapshot | undefined => {
     if (siblings === undefined) children.set(entry.ppid, [entry])
     else siblings.push(entry)
   }
-  return { entries, children }
+  const environs = new Map<number, Buffer | undefined>()
+  const tagged = (pid: number, prefix: string): boolean => {
+    let environ = environs.get(pid)
+    if (!environs.has(pid)) {
+      environ = readEnviron(pid)
+      environs.set(pid, environ)
+    }
+    if (environ === undefined) return false
+    return containsTag(environ, prefix)
+  }
+  return { entries, children, tagged }
 }
 
-/** The processes of the tree a session leader started. */
+/** The processes of the tree a session leader started, and those carrying its tag. */
 class ProcessTree {
   /** Members seen so far, pid → start time: found again after their parent died. */
   private readonly known = new Map<number, string>()
-  readonly leader: number
+  /** Undefined for a shell that already exited and was reaped: its pid may be anyone's now. */
+  readonly leader: number | undefined
+  /** Members also are the processes whose tag starts with this (a whole tag ends with NUL). */
+  readonly tag: string | undefined
 
-  constructor(leader: number) {
+  constructor(leader: number | undefined, tag: string | undefined) {
     this.leader = leader
+    this.tag = tag
   }
 
   /** The living members (zombies excluded) in `snapshot`, remembered for later snapshots. */
@@ -157,11 +232,19 @@ class ProcessTree {
       queue.push(entry)
     }
     for (const entry of snapshot.entries) {
-      if (entry.sid === this.leader || entry.pgrp === this.leader) add(entry)
+      if (this.leader !== undefined && (entry.sid === this.leader || entry.pgrp === this.leader)) add(entry)
       else if (this.known.get(entry.pid) === entry.start) add(entry)
     }
     for (let index = 0; index < queue.length; index++) {
       for (const child of snapshot.children.get(queue[index]!.pid) ?? []) add(child)
+    }
+    if (this.tag !== undefined) {
+      for (const entry of snapshot.entries) {
+        if (!members.has(entry.pid) && !entry.zombie && snapshot.tagged(entry.pid, this.tag)) add(entry)
+      }
+      for (let index = 0; index < queue.length; index++) {
+        for (const child of snapshot.children.get(queue[index]!.pid) ?? []) add(child)
+      }
     }
     this.known.clear()
     const living = new Map<number, ProcEntry>()
@@ -175,46 +258,102 @@ class ProcessTree {
 
   /**
    * Sends `name` once to every living member, by process group: the leader's group and the group
-   * of every member (a member's group lies in the member's session, so it belongs to the tree).
-   * Once only, because some programs take a second SIGTERM as "exit now, skip the clean-up".
+   * of every member (a member's group lies in the member's session, so it belongs to the tree) —
+   * except a group that is not the tree's own (a tagged process that called setpgid into some
+   * other group is signalled alone). Once only, because some programs take a second SIGTERM as
+   * "exit now, skip the clean-up".
    */
   signal(name: NodeJS.Signals, snapshot: Snapshot | undefined): void {
-    const groups = new Set<number>([this.leader])
+    const groups = new Set<number>(this.leader === undefined ? [] : [this.leader])
     if (snapshot !== undefined) {
-      for (const entry of this.members(snapshot).values()) {
-        if (!isProtected(entry.pgrp)) groups.add(entry.pgrp)
+      const members = this.members(snapshot)
+      for (const entry of members.values()) {
+        if (isProtected(entry.pgrp)) signal(entry.pid, name)
+        else if (members.has(entry.pgrp) || entry.pgrp === this.leader) groups.add(entry.pgrp)
+        else signal(entry.pid, name)
       }
     }
     for (const group of groups) signal(-group, name)
   }
 
   alive(snapshot: Snapshot | undefined): boolean {
-    if (snapshot === undefined) return groupHasMembers(this.leader) || isProcessAlive(this.leader)
+    if (snapshot === undefined) return this.leader !== undefined && (groupHasMembers(this.leader) || isProcessAlive(this.leader))
     return this.members(snapshot).size > 0
   }
+}
+
+/** Tags of the tracked leaders, by leader pid. */
+const tags = new Map<number, string>()
+
+const treeOf = (leader: number): ProcessTree => {
+  const tag = tags.get(leader)
+  // The whole tag, NUL included: tag …1 must not take in …12's processes.
+  return new ProcessTree(leader, tag === undefined ? undefined : `${tag}\u0000`)
+}
+
+const forget = (leader: number): void => {
+  liveLeaders.delete(leader)
+  tags.delete(leader)
 }
 
 /**
  * Leaders whose trees may still be alive. If the process exits before they were killed (a second
  * Ctrl+C, `process.exit`, an uncaught error), the exit hook SIGKILLs them synchronously: there is
- * no time for a grace period then, but nothing is left behind.
+ * no time for a grace period then, but nothing is left behind. The hook also kills every process
+ * carrying this crystal's tag, and (once we are a subreaper) every descendant of ours.
  */
 const liveLeaders = new Set<number>()
 let exitHookInstalled = false
+let killDescendantsOnExit = false
 
-const killAllOnExit = (): void => {
-  const snapshot = takeSnapshot()
-  for (const leader of liveLeaders) new ProcessTree(leader).signal("SIGKILL", snapshot)
+/** Called once the process is a child subreaper: orphans of its trees are then its children. */
+export const markSubreaper = (): void => {
+  killDescendantsOnExit = true
+}
+
+/** Every living descendant of this process, in `snapshot`. */
+const descendants = (snapshot: Snapshot): Array<ProcEntry> => {
+  const found: Array<ProcEntry> = []
+  const queue = [process.pid]
+  for (let index = 0; index < queue.length; index++) {
+    for (const child of snapshot.children.get(queue[index]!) ?? []) {
+      if (child.pid === process.pid) continue
+      found.push(child)
+      queue.push(child.pid)
+    }
+  }
+  return found.filter((entry) => !entry.zombie)
+}
+
+/** SIGKILLs, synchronously, whatever this crystal started that is still alive. */
+export const killEverythingNow = (): void => {
+  if (!hasProc) {
+    for (const leader of liveLeaders) signal(-leader, "SIGKILL")
+    liveLeaders.clear()
+    return
+  }
+  for (let round = 0; round < 3; round++) {
+    const snapshot = takeSnapshot()
+    if (snapshot === undefined) return
+    for (const leader of liveLeaders) treeOf(leader).signal("SIGKILL", snapshot)
+    const instance = new ProcessTree(undefined, instancePrefix())
+    instance.signal("SIGKILL", snapshot)
+    if (killDescendantsOnExit) for (const entry of descendants(snapshot)) signal(entry.pid, "SIGKILL")
+    // A fork racing the first pass can still appear; look again while anything was found.
+    const next = takeSnapshot()
+    if (next === undefined || (!instance.alive(next) && (!killDescendantsOnExit || descendants(next).length === 0))) break
+  }
   liveLeaders.clear()
 }
 
-/** Records a freshly spawned session leader as one to kill if the process exits first. */
-export const trackLeader = (leader: number): void => {
+/** Records a freshly spawned session leader (and its environment tag) as one to kill if the process exits first. */
+export const trackLeader = (leader: number, tag?: string): void => {
   if (!exitHookInstalled) {
     exitHookInstalled = true
-    process.on("exit", killAllOnExit)
+    process.on("exit", killEverythingNow)
   }
   liveLeaders.add(leader)
+  if (tag !== undefined) tags.set(leader, tag)
 }
 
 /** Leaders tracked and not yet known to be dead (for tests and diagnostics). */
@@ -262,7 +401,7 @@ export const killProcessTrees = (leaders: ReadonlyArray<number>, options: KillOp
   Effect.uninterruptible(
     Effect.gen(function* () {
       const snapshot = takeSnapshot()
-      const trees = leaders.map((leader) => new ProcessTree(leader)).filter((tree) => tree.alive(snapshot))
+      const trees = leaders.map(treeOf).filter((tree) => tree.alive(snapshot))
       if (trees.length === 0) return
       for (const tree of trees) {
         tree.signal("SIGTERM", snapshot)
@@ -276,21 +415,22 @@ export const killProcessTrees = (leaders: ReadonlyArray<number>, options: KillOp
       // A process in uninterruptible sleep (D state) dies when the kernel lets it; one last try.
       const last = takeSnapshot()
       for (const tree of stuck) tree.signal("SIGKILL", last)
-    }).pipe(Effect.ensuring(Effect.sync(() => leaders.forEach((leader) => liveLeaders.delete(leader)))))
+    }).pipe(Effect.ensuring(Effect.sync(() => leaders.forEach(forget))))
   )
 
 /** Kills one tree; see killProcessTrees. */
 export const killProcessTree = (leader: number, options: KillOptions): Effect.Effect<void> => killProcessTrees([leader], options)
 
 /**
- * After a shell exited by itself: kills whatever it left running in its group. The common case (a
- * group already empty) costs one `kill(-pgid, 0)`. Processes that left the group are not looked
- * for here (that needs a /proc scan, ~1 ms): a stop, timeout or cancel does look for them.
+ * After a shell exited by itself: kills whatever it left running — in its group, in its tree, or
+ * anywhere with its tag (a `setsid -f` or double-fork escapee). With the group empty that costs
+ * one /proc read (~1–3 ms for a few hundred processes): the price of "nothing it started
+ * outlives it".
  */
 export const killLeftovers = (leader: number, options: KillOptions): Effect.Effect<void> =>
   Effect.suspend(() => {
-    if (!groupHasMembers(leader)) {
-      liveLeaders.delete(leader)
+    if (!groupHasMembers(leader) && (!tags.has(leader) || !treeOf(leader).alive(takeSnapshot()))) {
+      forget(leader)
       return Effect.void
     }
     return killProcessTree(leader, options)

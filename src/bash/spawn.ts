@@ -14,6 +14,8 @@ import * as fs from "node:fs"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { DEFAULT_DRAIN_MS, defaultShell } from "./limits.ts"
+import { redactingSink } from "../session/redact.ts"
+import { prepareContainment, taggedEnvironment } from "./containment.ts"
 import { trackLeader } from "./process-tree.ts"
 
 /** The shell could not be started (missing working directory, no shell, too many processes). */
@@ -34,7 +36,7 @@ export interface SpawnShellOptions {
   readonly env?: NodeJS.ProcessEnv
   /** Defaults to `defaultShell()`. */
   readonly shell?: string
-  /** Every chunk of stdout or stderr, as it arrives. */
+  /** Every chunk of stdout or stderr, as it arrives, known secrets already redacted. */
   readonly onOutput: (chunk: Buffer) => void
   /**
    * After the shell exits, how long to keep reading output that processes it left behind still
@@ -61,11 +63,12 @@ export interface ShellProcess {
  * always killed by someone. Its leader is also tracked for the exit hook in process-tree.ts.
  */
 export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProcess, SpawnError> =>
-  Effect.async<ShellProcess, SpawnError>((resume) => {
+  Effect.zipRight(prepareContainment, Effect.async<ShellProcess, SpawnError>((resume) => {
     const shell = options.shell ?? defaultShell()
+    const { env, tag } = taggedEnvironment(options.env ?? process.env)
     const child = spawn(shell, ["-c", `exec 2>&1; ${options.command}`], {
       cwd: options.cwd,
-      env: options.env ?? process.env,
+      env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
       windowsHide: true
@@ -79,8 +82,9 @@ export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProce
       })
       return
     }
-    trackLeader(pid)
+    trackLeader(pid, tag)
 
+    const output = redactingSink(options.onOutput)
     let exit: ShellExit | undefined
     let done: ShellExit | undefined
     let drainTimer: ReturnType<typeof setTimeout> | undefined
@@ -90,6 +94,7 @@ export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProce
       if (done !== undefined || exit === undefined) return
       done = exit
       if (drainTimer !== undefined) clearTimeout(drainTimer)
+      output.flush()
       // Leftover processes may still hold the pipes: stop reading them.
       child.stdout?.destroy()
       child.stderr?.destroy()
@@ -97,8 +102,8 @@ export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProce
       waiting.clear()
     }
 
-    child.stdout?.on("data", options.onOutput)
-    child.stderr?.on("data", options.onOutput)
+    child.stdout?.on("data", output.write)
+    child.stderr?.on("data", output.write)
     // After a successful spawn an 'error' can only come from a failed kill(); ours go through
     // process.kill, so there is nothing to do, but an unhandled 'error' event would throw.
     child.on("error", () => {})
@@ -125,4 +130,4 @@ export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProce
         })
       })
     )
-  })
+  }))

@@ -1,0 +1,214 @@
+/**
+ * Containment of every process a session starts (docs/containment.md has the why):
+ *   - each spawned shell carries CRYSTAL_CONTAIN=<crystal pid>.<its start>.<n> in its environment,
+ *     inherited by everything it starts, so process-tree.ts finds escapees (setsid -f, double
+ *     fork, setpgrp) in /proc/PID/environ;
+ *   - in the compiled binary on Linux, crystal makes itself a child subreaper (prctl via bun:ffi),
+ *     so an orphan becomes crystal's child instead of init's: even one that cleared its
+ *     environment is still a descendant that the exit hook kills;
+ *   - a pid file under <home>/run names this crystal (pid and start time) while it has processes;
+ *     a crystal killed with SIGKILL leaves it behind, and the next crystal started in that home
+ *     kills the processes carrying the dead one's tag that started after it, then removes the file.
+ * Nothing here runs at start-up: the subreaper and the pid file come with the first spawn, and the
+ * reaping of a dead crystal's processes waits for a timer (or the first spawn, or the exit), so it
+ * is never on the way of the first request.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
+import { CONTAIN_VAR, instancePrefix, markSubreaper, nextTag, ownStart, processStart, taggedProcesses } from "./process-tree.ts"
+
+const PR_SET_CHILD_SUBREAPER = 36
+
+interface FfiModule {
+  readonly dlopen: (
+    name: string,
+    symbols: Record<string, { readonly args: ReadonlyArray<string>; readonly returns: string }>
+  ) => { readonly symbols: Record<string, (...args: ReadonlyArray<number>) => number> }
+}
+
+let subreaper: "yes" | "no" | undefined
+
+/** Makes this process a child subreaper when it runs in Bun on Linux; false elsewhere or on failure. */
+const becomeSubreaper = async (): Promise<boolean> => {
+  const bun = (globalThis as { readonly Bun?: unknown }).Bun
+  if (process.platform !== "linux" || bun === undefined) return false
+  // A variable keeps bundlers and vitest (Node) from resolving the module at build time.
+  const moduleName = "bun:ffi"
+  try {
+    const ffi = (await import(moduleName)) as FfiModule
+    for (const libc of ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"]) {
+      try {
+        const lib = ffi.dlopen(libc, { prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" } })
+        return lib.symbols["prctl"]!(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) === 0
+      } catch {
+        // Not this libc's name: try the next.
+      }
+    }
+  } catch {
+    // No bun:ffi in this build: the environment tags alone contain the processes.
+  }
+  return false
+}
+
+/** Is this process a child subreaper (known after the first spawn)? */
+export const isSubreaper = (): boolean => subreaper === "yes"
+
+let runDir: string | undefined
+let pidFile: string | undefined
+
+/** Where this process keeps its pid file and finds those of crystals that died: `<home>/run`. */
+export const runDirectory = (home: string): string => path.join(home, "run")
+
+interface PidRecord {
+  readonly pid: number
+  readonly start: string
+  readonly prefix: string
+}
+
+const removePidFile = (): void => {
+  if (pidFile === undefined) return
+  try {
+    fs.rmSync(pidFile, { force: true })
+  } catch {
+    // Nothing to do at exit; the next start removes it once its processes are gone.
+  }
+  pidFile = undefined
+}
+
+const writePidFile = (): void => {
+  if (runDir === undefined || pidFile !== undefined) return
+  const file = path.join(runDir, `${process.pid}.json`)
+  try {
+    fs.mkdirSync(runDir, { recursive: true, mode: 0o700 })
+    const record: PidRecord = { pid: process.pid, start: ownStart, prefix: instancePrefix() }
+    fs.writeFileSync(file, JSON.stringify(record), { mode: 0o600 })
+    pidFile = file
+    // Registered after process-tree.ts's hook (the first spawn tracks its leader later): the
+    // processes are killed first, then the file goes.
+    process.on("exit", removePidFile)
+  } catch {
+    // An unwritable home: containment still holds for every exit but SIGKILL.
+  }
+}
+
+const prepared = Effect.cached(
+  Effect.promise(async () => {
+    subreaper = (await becomeSubreaper()) ? "yes" : "no"
+    if (subreaper === "yes") markSubreaper()
+  })
+)
+
+/**
+ * Run before each spawn: the first one makes us a subreaper and writes the pid file (in the
+ * home given to `useHome`). Later ones cost only the cached check.
+ */
+export const prepareContainment: Effect.Effect<void> = Effect.flatten(prepared).pipe(
+  Effect.zipRight(
+    Effect.sync(() => {
+      reapIfDue()
+      writePidFile()
+    })
+  )
+)
+
+/** The environment for one spawned shell and its tag (see process-tree.ts). */
+export const taggedEnvironment = (env: NodeJS.ProcessEnv): { readonly env: NodeJS.ProcessEnv; readonly tag: string } => {
+  const tag = nextTag()
+  return { env: { ...env, [CONTAIN_VAR]: tag }, tag }
+}
+
+const parseRecord = (text: string): PidRecord | undefined => {
+  try {
+    const value = JSON.parse(text) as Partial<PidRecord>
+    if (typeof value.pid !== "number" || typeof value.start !== "string" || typeof value.prefix !== "string") return undefined
+    if (!/^\d+$/.test(value.start) || value.prefix !== instancePrefix(value.pid, value.start)) return undefined
+    return { pid: value.pid, start: value.start, prefix: value.prefix }
+  } catch {
+    return undefined
+  }
+}
+
+export interface ReapReport {
+  /** Pid files of dead crystals handled (and removed). */
+  readonly files: number
+  /** Processes killed. */
+  readonly killed: number
+}
+
+/**
+ * Kills what crystals that died in this home (SIGKILL, a crash, a power cut) left running: for each
+ * pid file whose crystal is gone (its pid dead, or alive with another start time: reused), every
+ * living process carrying that crystal's tag and started after it. Then removes the file. A
+ * crystal still running keeps its file and its processes. Synchronous; ~1 ms per dead crystal.
+ */
+export const reapOrphans = (dir: string): ReapReport => {
+  let names: Array<string>
+  try {
+    names = fs.readdirSync(dir)
+  } catch {
+    return { files: 0, killed: 0 }
+  }
+  let files = 0
+  let killed = 0
+  for (const name of names) {
+    if (!name.endsWith(".json")) continue
+    const file = path.join(dir, name)
+    if (file === pidFile) continue
+    let text: string
+    try {
+      text = fs.readFileSync(file, "utf8")
+    } catch {
+      continue
+    }
+    const record = parseRecord(text)
+    if (record !== undefined && processStart(record.pid) === record.start) continue
+    if (record !== undefined) {
+      for (const pid of taggedProcesses(record.prefix, BigInt(record.start))) {
+        try {
+          process.kill(pid, "SIGKILL")
+          killed++
+        } catch {
+          // Gone meanwhile, or not ours.
+        }
+      }
+    }
+    fs.rmSync(file, { force: true })
+    files++
+  }
+  return { files, killed }
+}
+
+let reapScheduled = false
+
+/**
+ * Names the home whose run directory holds this crystal's pid file, and schedules (once) the
+ * reaping of dead crystals' processes there. The reaping waits for a timer so it never delays the
+ * first request; a first spawn that comes sooner does it first, before anything of ours runs, and
+ * a process exiting sooner does it on its way out.
+ */
+export const useHome = (home: string): void => {
+  runDir ??= runDirectory(home)
+  if (reapScheduled) return
+  reapScheduled = true
+  const dir = runDir
+  let done = false
+  const reap = (): void => {
+    if (done) return
+    done = true
+    reapOrphans(dir)
+  }
+  setTimeout(reap, 50).unref()
+  // A run shorter than the timer reaps on its way out.
+  process.on("exit", reap)
+  reapBeforeSpawn = reap
+}
+
+let reapBeforeSpawn: (() => void) | undefined
+
+/** The reaping, if still due: run by the first spawn. */
+const reapIfDue = (): void => {
+  const reap = reapBeforeSpawn
+  reapBeforeSpawn = undefined
+  reap?.()
+}
