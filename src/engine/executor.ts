@@ -6,6 +6,7 @@ import * as Schema from "effect/Schema"
 import type { ApprovalMode } from "../approval/policy.ts"
 import { describeParseError } from "../config/load.ts"
 import type { Mode } from "../session/document.ts"
+import { redactText } from "../session/redact.ts"
 import type { ToolCall } from "../session/items.ts"
 import type { Tool, ToolOutput } from "../tools/tool.ts"
 import { authorize } from "./authorize.ts"
@@ -14,6 +15,9 @@ import type { Renderer } from "./renderer.ts"
 import { Toolbox } from "./toolbox.ts"
 
 const failure = (text: string): ToolOutput => ({ text, isError: true })
+
+/** Known secrets never reach the conversation, a spill file or a request (src/session/redact.ts). */
+const redacted = (output: ToolOutput): ToolOutput => ({ ...output, text: redactText(output.text) })
 
 const decoders = new WeakMap<Tool, (input: unknown) => Either.Either<unknown, ParseError>>()
 
@@ -79,12 +83,13 @@ export const executeToolCall = (
     if (verdict._tag === "Refuse") return failure(verdict.text)
     // The operator or the policy allowed exactly these paths for this call.
     const outside = classification.paths.filter((path) => path.scope === "outside").map((path) => ({ root: path.real, access: path.access }))
-    const callContext = outside.length === 0 ? context : { ...context, fence: context.fence.withGrants(outside) }
+    const granted = outside.length === 0 ? context : { ...context, fence: context.fence.withGrants(outside) }
+    const callContext = { ...granted, spill: (toolName: string, text: string) => granted.spill(toolName, redactText(text)) }
     return yield* tool.run(args, callContext).pipe(
       Effect.catchTag("ToolError", (error) => Effect.succeed(failure(error.message))),
       catchDefects(tool)
     )
-  })
+  }).pipe(Effect.map(redacted))
 
 /** classify failures and defects as text, interruption passed on. */
 const catchDefectsEither =

@@ -11,8 +11,13 @@
 
 export const REDACTED = "[redacted]"
 
-/** The shortest fragment of a secret treated as the secret (a cut key). */
+/** The shortest piece of a secret treated as the secret, wherever it is (a cut key). */
 const FRAGMENT = 12
+/** Where a tool cut a text (the end, a `… [+N chars]` or `[… N bytes … dropped …]` note), a shorter piece is enough. */
+const EDGE = 6
+/** A secret's beginning, at least EDGE characters of it, just before a cut; or its end just after one. */
+const CUT_BEFORE = /…|$/y
+const CUT_AFTER = /(?:^|…\]?\n?)$/
 
 let secrets: ReadonlyArray<string> = []
 let secretBuffers: ReadonlyArray<Buffer> = []
@@ -74,6 +79,32 @@ export const redactText = (text: string): string => {
     if (result.includes(head)) result = redactForward(result, secret, head)
     const tail = secret.slice(-FRAGMENT)
     if (result.includes(tail)) result = redactBackward(result, secret, tail)
+  }
+  for (const secret of secrets) {
+    if (secret.length > EDGE) result = redactCutEdges(result, secret)
+  }
+  return result
+}
+
+/** Pieces shorter than FRAGMENT but at least EDGE long where a cap cut the text. */
+const redactCutEdges = (text: string, secret: string): string => {
+  let result = text
+  const head = secret.slice(0, EDGE)
+  for (let at = result.indexOf(head); at >= 0; at = result.indexOf(head, at + 1)) {
+    let end = at + EDGE
+    while (end < result.length && end - at < secret.length && result[end] === secret[end - at]) end++
+    CUT_BEFORE.lastIndex = end
+    if (CUT_BEFORE.test(result)) result = result.slice(0, at) + REDACTED + result.slice(end)
+  }
+  const tail = secret.slice(-EDGE)
+  for (let at = result.indexOf(tail); at >= 0; at = result.indexOf(tail, at + 1)) {
+    let start = at
+    let index = secret.length - EDGE
+    while (start > 0 && index > 0 && result[start - 1] === secret[index - 1]) {
+      start--
+      index--
+    }
+    if (CUT_AFTER.test(result.slice(Math.max(0, start - 3), start))) result = result.slice(0, start) + REDACTED + result.slice(at + EDGE)
   }
   return result
 }

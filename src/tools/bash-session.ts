@@ -19,7 +19,7 @@ import { BASH_OUTPUT_CAPS, bashSpecs, type BashSettings, type CommandClassifier 
 import { defineTool, type Tool } from "./tool.ts"
 
 export const sessionBashTools = (
-  config: Pick<Config, "bashTimeoutSeconds" | "backgroundBashTimeoutSeconds">,
+  config: Pick<Config, "bashTimeoutSeconds" | "backgroundBashTimeoutSeconds" | "providers" | "shellEnv">,
   scope: Scope.Scope,
   classifyCommand: CommandClassifier,
   /** Told about the BackgroundBash service once it exists (the terminal's status line counts running tasks). */
@@ -38,8 +38,13 @@ export const sessionBashTools = (
     const specs = bashSpecs(settings, classifyCommand)
     const runners = yield* Effect.cached(
       Effect.gen(function* () {
-        const [tools, service] = yield* Effect.promise(() => Promise.all([import("./bash-tools.ts"), import("../bash/background.ts")]))
+        const [tools, service, shellEnv] = yield* Effect.promise(() =>
+          Promise.all([import("./bash-tools.ts"), import("../bash/background.ts"), import("../bash/shell-env.ts")])
+        )
+        // Without the provider keys Crystal knows (README "Secrets").
+        const env = shellEnv.shellEnvironment(config, process.env)
         const background = yield* service.makeBackgroundBash({
+          env,
           timeoutSeconds: settings.backgroundTimeoutSeconds,
           maxTasks: settings.maxTasks,
           bufferBytes: settings.bufferBytes,
@@ -47,7 +52,7 @@ export const sessionBashTools = (
           shell: settings.shell
         }).pipe(Scope.extend(scope))
         onBackground?.(background)
-        return tools.makeBashRunners({ background, bashTimeoutSeconds: settings.bashTimeoutSeconds })
+        return tools.makeBashRunners({ background, bashTimeoutSeconds: settings.bashTimeoutSeconds, env })
       })
     )
     return [

@@ -22,6 +22,8 @@ export interface BashToolsOptions {
   readonly outputCaps?: HeadTailCaps
   /** Foreground output kept in memory for the spill file (head + tail). Default 8 MiB. */
   readonly captureBytes?: number
+  /** The commands' environment (src/bash/shell-env.ts); default Crystal's own. */
+  readonly env?: NodeJS.ProcessEnv
 }
 
 export interface BashTools {
@@ -177,7 +179,8 @@ export const makeBashRunners = (options: Omit<BashToolsOptions, "classifyCommand
           cwd: context.fence.workspace,
           timeoutSeconds: bashTimeoutSeconds,
           ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
-          ...(options.captureBytes === undefined ? {} : { captureBytes: options.captureBytes })
+          ...(options.captureBytes === undefined ? {} : { captureBytes: options.captureBytes }),
+          ...(options.env === undefined ? {} : { env: options.env })
         }).pipe(Effect.mapError(asToolError))
         const status = statusLine(result.outcome)
         if (result.totalBytes === 0) return { text: `${status}\n(no output)` }

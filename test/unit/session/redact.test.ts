@@ -31,6 +31,15 @@ describe("redactText", () => {
     expect(redactText(`x${key.slice(0, 11)}y`)).toBe(`x${key.slice(0, 11)}y`)
   })
 
+  it("where a cap cut the text, a shorter piece of a key goes too; the same piece elsewhere stays", () => {
+    installSecrets([key])
+    expect(redactText(`xxx${key.slice(0, 8)}… [+50 chars]`)).toBe(`xxx${REDACTED}… [+50 chars]`)
+    expect(redactText(`tail ${key.slice(0, 7)}`)).toBe(`tail ${REDACTED}`)
+    expect(redactText(`[… 900 bytes of output dropped here …]\n${key.slice(-9)} and on`)).toBe(`[… 900 bytes of output dropped here …]\n${REDACTED} and on`)
+    expect(redactText(`${key.slice(-7)} first`)).toBe(`${REDACTED} first`)
+    expect(redactText(`mid ${key.slice(0, 8)} text`)).toBe(`mid ${key.slice(0, 8)} text`)
+  })
+
   it("prefers the longer of two secrets that contain one another", () => {
     installSecrets(["abcdefgh", "abcdefgh-and-more"])
     expect(redactText("abcdefgh-and-more abcdefgh")).toBe(`${REDACTED} ${REDACTED}`)
