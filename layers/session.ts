@@ -74,7 +74,7 @@ export const startSession = (
   Effect.gen(function* () {
     const workspace = prepared.document.workspace
     useHome(prepared.paths.home)
-    installSecrets(secretValues(prepared.config, process.env))
+    installSecrets(() => secretValues(prepared.config, process.env))
     const fenceFor = (grants: ReadonlyArray<AccessGrant>): PathFence =>
       makePathFence(workspace, [
         { dir: prepared.spillDir, access: "read" },

@@ -23,14 +23,26 @@ let secrets: ReadonlyArray<string> = []
 let secretBuffers: ReadonlyArray<Buffer> = []
 let longest = 0
 
-/** Sets the values to redact (replacing earlier ones); longest first, so a key containing another goes whole. */
-export const installSecrets = (values: Iterable<string>): void => {
+let deferred: (() => Iterable<string>) | undefined
+
+/**
+ * Sets the values to redact (replacing earlier ones); longest first, so a key containing another
+ * goes whole. A function is called on the first redaction instead: start-up does not pay for it.
+ */
+export const installSecrets = (values: Iterable<string> | (() => Iterable<string>)): void => {
+  if (typeof values === "function") {
+    deferred = values
+    return
+  }
+  deferred = undefined
   secrets = [...new Set(values)].filter((value) => value.length > 0).sort((a, b) => b.length - a.length)
   secretBuffers = secrets.map((value) => Buffer.from(value, "utf8"))
   longest = secretBuffers.reduce((max, value) => Math.max(max, value.length), 0)
 }
 
-export const installedSecretCount = (): number => secrets.length
+const settle = (): void => {
+  if (deferred !== undefined) installSecrets(deferred())
+}
 
 /** Replaces each run of `text` that starts with the secret's first characters and continues it. */
 const redactForward = (text: string, secret: string, anchor: string): string => {
@@ -68,6 +80,7 @@ const redactBackward = (text: string, secret: string, anchor: string): string =>
 
 /** `text` with every known secret, and every cut piece of one at least 12 characters long, replaced. */
 export const redactText = (text: string): string => {
+  settle()
   if (secrets.length === 0) return text
   let result = text
   for (const secret of secrets) {
@@ -132,6 +145,7 @@ export const redactingSink = (sink: (chunk: Buffer) => void): RedactingSink => {
   let pending: Buffer | undefined
   return {
     write: (chunk) => {
+      settle()
       if (secretBuffers.length === 0) return sink(chunk)
       let data = pending === undefined ? chunk : Buffer.concat([pending, chunk])
       pending = undefined

@@ -40,6 +40,18 @@ describe("redactText", () => {
     expect(redactText(`mid ${key.slice(0, 8)} text`)).toBe(`mid ${key.slice(0, 8)} text`)
   })
 
+  it("takes the secrets from a function on the first redaction", () => {
+    let calls = 0
+    installSecrets(() => {
+      calls++
+      return [key]
+    })
+    expect(calls).toBe(0)
+    expect(redactText(key)).toBe(REDACTED)
+    expect(redactText(key)).toBe(REDACTED)
+    expect(calls).toBe(1)
+  })
+
   it("prefers the longer of two secrets that contain one another", () => {
     installSecrets(["abcdefgh", "abcdefgh-and-more"])
     expect(redactText("abcdefgh-and-more abcdefgh")).toBe(`${REDACTED} ${REDACTED}`)
