@@ -116,8 +116,8 @@ describe.skipIf(!linux)("containment", () => {
         survivors.push(...(await processesWith(marker)))
         await fake.close()
       }
-      expect(started).toBe(rounds * TASKS * (PER_COMMAND + 1))
       expect(survivors).toEqual([])
+      expect(started).toBe(rounds * TASKS * (PER_COMMAND + 1))
     },
     rounds * 30_000
   )
