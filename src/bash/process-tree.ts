@@ -107,27 +107,31 @@ export const nextTag = (): string => `${instancePrefix()}${++tagSequence}`
 
 const environBuffer = Buffer.allocUnsafe(256 * 1024)
 
-/** A copy of the process's environment block, or undefined (gone, a zombie, another user's). */
-const readEnviron = (pid: number): Buffer | undefined => {
+const tagNeedle = Buffer.from(`${CONTAIN_VAR}=`, "latin1")
+
+/**
+ * The CRYSTAL_CONTAIN value in the process's environment, followed by NUL (so that a whole tag
+ * can be matched as a prefix); undefined without one, or for a process we may not read (gone, a
+ * zombie, another user's).
+ */
+const readTag = (pid: number): string | undefined => {
   let fd: number | undefined
   try {
     fd = fs.openSync(`/proc/${pid}/environ`, "r")
     const size = fs.readSync(fd, environBuffer, 0, environBuffer.length, 0)
-    return size === 0 ? undefined : Buffer.from(environBuffer.subarray(0, size))
+    const environ = environBuffer.subarray(0, size)
+    for (let at = environ.indexOf(tagNeedle); at >= 0; at = environ.indexOf(tagNeedle, at + 1)) {
+      if (at > 0 && environ[at - 1] !== 0) continue
+      const start = at + tagNeedle.length
+      const end = environ.indexOf(0, start)
+      return `${environ.toString("latin1", start, end < 0 ? size : end)}\u0000`
+    }
+    return undefined
   } catch {
     return undefined
   } finally {
     if (fd !== undefined) fs.closeSync(fd)
   }
-}
-
-/** Does the environment block hold a `CRYSTAL_CONTAIN=` entry whose value starts with `prefix`? */
-const containsTag = (environ: Buffer, prefix: string): boolean => {
-  const needle = `${CONTAIN_VAR}=${prefix}`
-  for (let at = environ.indexOf(needle, 0, "latin1"); at >= 0; at = environ.indexOf(needle, at + 1, "latin1")) {
-    if (at === 0 || environ[at - 1] === 0) return true
-  }
-  return false
 }
 
 /** Start time (clock ticks since boot) of a living process, or undefined. */
@@ -141,8 +145,7 @@ export const taggedProcesses = (prefix: string, minStart: bigint): Array<number>
   readAllStats()
     .filter((entry) => {
       if (entry.zombie || isProtected(entry.pid) || BigInt(entry.start) < minStart) return false
-      const environ = readEnviron(entry.pid)
-      return environ !== undefined && containsTag(environ, prefix)
+      return readTag(entry.pid)?.startsWith(prefix) === true
     })
     .map((entry) => entry.pid)
 
@@ -181,7 +184,7 @@ export const groupHasMembers = (pgid: number): boolean => {
 interface Snapshot {
   readonly entries: ReadonlyArray<ProcEntry>
   readonly children: ReadonlyMap<number, ReadonlyArray<ProcEntry>>
-  /** Does `pid` carry a tag starting with `prefix`? Each environment is read once per snapshot. */
+  /** Does `pid` carry a tag starting with `prefix`? Each environment is read once per snapshot, only when asked. */
   readonly tagged: (pid: number, prefix: string) => boolean
 }
 
@@ -195,15 +198,14 @@ const takeSnapshot = (): Snapshot | undefined => {
     if (siblings === undefined) children.set(entry.ppid, [entry])
     else siblings.push(entry)
   }
-  const environs = new Map<number, Buffer | undefined>()
+  const tagByPid = new Map<number, string | undefined>()
   const tagged = (pid: number, prefix: string): boolean => {
-    let environ = environs.get(pid)
-    if (!environs.has(pid)) {
-      environ = readEnviron(pid)
-      environs.set(pid, environ)
+    let tag = tagByPid.get(pid)
+    if (!tagByPid.has(pid)) {
+      tag = readTag(pid)
+      tagByPid.set(pid, tag)
     }
-    if (environ === undefined) return false
-    return containsTag(environ, prefix)
+    return tag !== undefined && tag.startsWith(prefix)
   }
   return { entries, children, tagged }
 }
