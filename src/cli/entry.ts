@@ -3,8 +3,9 @@ import { runMain } from "../../layers/runtime.ts"
 import { parseFast } from "./fast-args.ts"
 import type { Invocation } from "./flags.ts"
 import { isTerminal } from "./prompt-input.ts"
-import { writeStderr } from "./output.ts"
-import { ExitCode, runCommand } from "./run-command.ts"
+import { writeStderr } from "../terminal/output.ts"
+import { ExitCode } from "../../layers/exit-code.ts"
+import { runCommand } from "./run-command.ts"
 
 /** Runs what the command line asks for; the exit code comes back as the effect's value. */
 export const runInvocation = (invocation: Invocation): Effect.Effect<number> => {

@@ -2,19 +2,17 @@
 import * as Effect from "effect/Effect"
 import { headlessOperator } from "../../layers/headless.ts"
 import { startupComplete } from "../../layers/runtime.ts"
+import { ExitCode, exitCode } from "../../layers/exit-code.ts"
 import { startSession } from "../../layers/session.ts"
 import { ConfigError } from "../config/errors.ts"
 import type { RendererShape } from "../engine/renderer.ts"
 import { runTurn } from "../engine/turn.ts"
-import { makeModelClient } from "../providers/registry.ts"
 import type { OutputFormat, SessionFlags } from "./flags.ts"
-import { prepareSession } from "./prepare.ts"
+import { prepareSession } from "../../layers/prepare.ts"
 import { isTerminal, readStdin } from "./prompt-input.ts"
 import { jsonRenderer } from "./render/json.ts"
 import { makeTextRenderer } from "./render/text.ts"
 import { colorWanted, makeStyle } from "./style.ts"
-
-export const ExitCode = { ok: 0, failure: 1, usage: 2 } as const
 
 /** Runs `action` once, when the model's first output reaches the renderer: the end of start-up. */
 const onFirstOutput = (view: RendererShape, action: () => void): RendererShape => {
@@ -65,8 +63,7 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
     const program = Effect.gen(function* () {
       const text = yield* promptText(prompt)
       const prepared = yield* prepareSession(flags, process.cwd(), process.env)
-      const client = yield* makeModelClient(prepared.model, process.env)
-      const session = yield* startSession(prepared, client, view, headlessOperator)
+      const session = yield* startSession(prepared, { env: process.env, renderer: view, operator: headlessOperator })
       yield* view.sessionStarted({
         id: prepared.document.id,
         model: prepared.model.ref,
@@ -88,7 +85,7 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
     return yield* program.pipe(
       Effect.scoped,
       Effect.catchAll((error) =>
-        view.failed(error.message).pipe(Effect.as(error._tag === "ConfigError" ? ExitCode.usage : ExitCode.failure))
+        view.failed(error.message).pipe(Effect.as(exitCode(error)))
       )
     )
   })

@@ -13,7 +13,7 @@ import { addUsage, emptyUsage } from "../session/document.ts"
 import { newItemId } from "../session/ids.ts"
 import type { AssistantMessage, FinishReason, ReasoningPart, ToolCall, ToolResult, Usage } from "../session/items.ts"
 import type { SessionError } from "../session/store.ts"
-import { ActiveModel } from "./active-model.ts"
+import { Providers } from "../providers/providers.ts"
 import { checkImageInput } from "./capabilities.ts"
 import { fitContext, type TurnCompactionState } from "./compaction.ts"
 import { contextView } from "./context-view.ts"
@@ -108,7 +108,7 @@ const recordMessage = (message: AssistantMessage) =>
 
 /** One model request, rendered as it streams; the response is in the transcript when this returns. */
 const respond = Effect.gen(function* () {
-    const { entry: model, client } = (yield* ActiveModel).get()
+    const { entry: model, client } = (yield* Providers).current()
     const renderer = yield* Renderer
     const conversation = yield* Conversation
     const toolbox = yield* Toolbox

@@ -22,3 +22,12 @@ export const builtinTools: ReadonlyArray<Tool> = [
 
 /** Their names, in the same order. */
 export const builtinToolNames: ReadonlyArray<string> = builtinTools.map((tool) => tool.name)
+
+/** The tools each session makes for itself, because they need its services (todo list, operator, skills, shell). */
+export const sessionToolNames: ReadonlyArray<string> = ["todowrite", "todoread", "question", "skill", "bash", "bash_start", "bash_status", "bash_logs", "bash_stop"]
+
+/** Every tool this build provides; `--disable-tool` accepts exactly these names (a session test holds it to the real list). */
+export const providedToolNames: ReadonlyArray<string> = [...builtinToolNames, ...sessionToolNames]
+
+/** Names no plugin or external tool may take, even when disabled (SPEC M5); the image tools are reserved ahead of them. */
+export const reservedToolNames: ReadonlySet<string> = new Set([...providedToolNames, "describe_image", "view_image"])

@@ -20,7 +20,7 @@ import { statOrNotFound } from "./not-found.ts"
 import { withSearchIndex, SEARCH_MAX_FILES, type QueryTerm, type SearchIndex } from "./search-index.ts"
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "./search-spec.ts"
 import { parseQuery, SEARCH_MAX_FILE_BYTES, splitWords, stem } from "./search-tokenize.ts"
-import { ToolError, type ToolContext, type ToolOutput } from "./tool.ts"
+import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { ignoreRootFor, toPosix } from "./walk.ts"
 
 export interface SearchArgs {
@@ -281,7 +281,7 @@ export const rankFiles = async (index: SearchIndex, stems: ReadonlyArray<string>
 const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /** The search tool (its definition is searchSpec in search-spec.ts). */
-export const searchWorkspace = (args: SearchArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolError> =>
+export const searchWorkspace = (args: SearchArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
   Effect.gen(function* () {
     const query = args.query.trim()
     if (query === "") return yield* new ToolError({ message: "query is empty; describe what to find, e.g. \"where are sessions saved\"" })

@@ -12,10 +12,10 @@ import { startupComplete } from "../../layers/runtime.ts"
 import { openSessionHost, type ActiveSession } from "../../layers/session-host.ts"
 import type { Session, SessionServices } from "../../layers/session.ts"
 import type { SessionFlags } from "../cli/flags.ts"
-import type { PreparedSession } from "../cli/prepare.ts"
+import type { PreparedSession } from "../../layers/prepare.ts"
 import { colorWanted } from "../cli/style.ts"
-import type { ConfigError } from "../config/errors.ts"
-import { ActiveModel } from "../engine/active-model.ts"
+import type { SessionLocked } from "../session/lock.ts"
+import { Providers } from "../providers/providers.ts"
 import { Conversation } from "../engine/conversation.ts"
 import { runTurn } from "../engine/turn.ts"
 import { saveLateTitle } from "../session/late-title.ts"
@@ -44,7 +44,7 @@ export interface AppOptions {
   readonly env: Readonly<Record<string, string | undefined>>
 }
 
-export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.Effect<number, ConfigError, Scope.Scope> =>
+export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.Effect<number, SessionLocked, Scope.Scope> =>
   Effect.gen(function* () {
     const terminal = yield* Effect.acquireRelease(Effect.sync(openTerminal), (opened) => Effect.sync(opened.restore))
     const palette = makePalette(colorWanted(terminal.interactive))
@@ -183,7 +183,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       Effect.runPromise(
         Effect.gen(function* () {
           const doc = yield* (yield* Conversation).document
-          const entry = (yield* ActiveModel).get().entry
+          const entry = (yield* Providers).current().entry
           const lastUsage = [...doc.items].reverse().find((item) => item._tag === "assistant" && item.usage !== undefined)
           const usage = lastUsage?._tag === "assistant" ? lastUsage.usage : undefined
           status = {

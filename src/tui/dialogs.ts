@@ -5,7 +5,8 @@
  */
 import * as Effect from "effect/Effect"
 import type { Readable, Writable } from "node:stream"
-import type { ApprovalAnswer, ApprovalRequest, OperatorShape, Question, QuestionAnswer, QuestionsOutcome } from "../engine/operator.ts"
+import type { ApprovalAnswer, ApprovalRequest, OperatorShape } from "../engine/operator.ts"
+import type { Question, QuestionAnswer, QuestionsOutcome } from "../tools/questions.ts"
 import type { SessionSummary } from "../session/store.ts"
 import type { RecentWorkspace } from "../session/workspaces.ts"
 import type { Palette } from "./palette.ts"

@@ -4,7 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { RendererShape } from "../../engine/renderer.ts"
-import { writeStderr, writeStdout } from "../output.ts"
+import { writeStderr, writeStdout } from "../../terminal/output.ts"
 import type { Style } from "../style.ts"
 import { visible } from "../visible.ts"
 import { describeCall, describeResult } from "./summary.ts"

@@ -10,7 +10,7 @@ import * as P from "../../../src/tools/params.ts"
 import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "../../../src/tools/specs.ts"
 import { editSpec, writeSpec } from "../../../src/tools/write-specs.ts"
 import { searchSpec } from "../../../src/tools/search-spec.ts"
-import { lazyTool, ToolError, type Tool, type ToolContext } from "../../../src/tools/tool.ts"
+import { everyMode, lazyTool, ToolError, type Tool, type ToolContext } from "../../../src/tools/tool.ts"
 
 const toolsDir = path.resolve(import.meta.dirname, "../../../src/tools")
 
@@ -48,20 +48,21 @@ describe("built-in tools", () => {
     const specs = [readSpec, listSpec, treeSpec, globSpec, grepSpec, searchSpec, editSpec, writeSpec]
     builtinTools.forEach((tool, i) => {
       const spec = specs[i]
-      expect({ name: tool.name, description: tool.description, parameters: tool.parameters, classify: tool.classify }).toEqual(spec)
+      const { run: _run, ...definition } = tool
+      expect(definition).toEqual(spec)
       expect(tool.parameters).toBe(spec?.parameters)
     })
   })
 
   it("loads nothing but the definitions at start-up", async () => {
     const classification = ["../approval/classification.ts", "../approval/classify-paths.ts", "effect/Effect", "glob-pattern.ts", "node:path"]
-    expect(await eagerClosure("specs.ts")).toEqual([...classification, "effect/Schema", "params.ts"].sort())
+    expect(await eagerClosure("specs.ts")).toEqual([...classification, "effect/Schema", "params.ts", "tool.ts"].sort())
     expect(await eagerClosure("builtin.ts")).toEqual([...classification, "effect/Schema", "params.ts", "search-spec.ts", "specs.ts", "tool.ts", "write-specs.ts"].sort())
   })
 })
 
 describe("lazyTool", () => {
-  const spec = { name: "echo", description: "Echo.", parameters: P.object({ text: P.string() }), classify: touchesNothing }
+  const spec = { name: "echo", description: "Echo.", parameters: P.object({ text: P.string() }), modes: everyMode, classify: touchesNothing }
 
   it("loads the implementation on the first run only, then runs it", async () => {
     let loads = 0
