@@ -11,8 +11,8 @@ import type { OutputFormat, SessionFlags } from "./flags.ts"
 import { prepareSession } from "./prepare.ts"
 import { isTerminal, readStdin } from "./prompt-input.ts"
 import { jsonRenderer } from "./render/json.ts"
+import { colorWanted, loadPalette } from "../terminal/colors.ts"
 import { makeTextRenderer } from "./render/text.ts"
-import { colorWanted, makeStyle } from "./style.ts"
 
 export const ExitCode = { ok: 0, failure: 1, usage: 2 } as const
 
@@ -40,9 +40,10 @@ const onFirstOutput = (view: RendererShape, action: () => void): RendererShape =
 const rendererFor = (format: OutputFormat): Effect.Effect<RendererShape> =>
   (format === "json"
     ? Effect.succeed(jsonRenderer)
-    : Effect.promise(() => Promise.all([isTerminal(1), isTerminal(2)])).pipe(
-        Effect.map(([stdout, stderr]) => makeTextRenderer(makeStyle(colorWanted(stderr)), { stdout, stderr }))
-      )
+    : Effect.promise(async () => {
+        const [stdout, stderr] = await Promise.all([isTerminal(1), isTerminal(2)])
+        return makeTextRenderer(await loadPalette(colorWanted(stderr)), { stdout, stderr })
+      })
   ).pipe(Effect.map((view) => onFirstOutput(view, startupComplete)))
 
 const promptText = (prompt: string | undefined) =>

@@ -8,7 +8,7 @@ import type { Readable, Writable } from "node:stream"
 import type { ApprovalAnswer, ApprovalRequest, OperatorShape, Question, QuestionAnswer, QuestionsOutcome } from "../engine/operator.ts"
 import type { SessionSummary } from "../session/store.ts"
 import type { RecentWorkspace } from "../session/workspaces.ts"
-import type { Palette } from "./palette.ts"
+import type { Palette } from "../terminal/colors.ts"
 import { callDiff } from "./turn-view.ts"
 import { visible, visibleValue } from "../cli/visible.ts"
 

@@ -4,7 +4,7 @@
  * half-received `**bold` or code fence is never drawn wrongly; the caller shows the unfinished
  * tail as plain text meanwhile. Without colour the source is kept as it is (it reads well).
  */
-import type { Palette } from "./palette.ts"
+import type { Palette } from "../terminal/colors.ts"
 import { visible } from "../cli/visible.ts"
 
 export interface MarkdownState {

@@ -9,7 +9,7 @@ import type { ToolCall, ToolResult } from "../session/items.ts"
 import { describeCall } from "../cli/render/summary.ts"
 import { diffLines, withContext } from "./diff.ts"
 import { MarkdownStream } from "./markdown.ts"
-import type { Palette } from "./palette.ts"
+import type { Palette } from "../terminal/colors.ts"
 import { clipText } from "./width.ts"
 import { visible, visibleValue } from "../cli/visible.ts"
 

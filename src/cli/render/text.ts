@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import type { RendererShape } from "../../engine/renderer.ts"
 import { writeStderr, writeStdout } from "../output.ts"
-import type { Style } from "../style.ts"
+import type { Palette } from "../../terminal/colors.ts"
 import { visible } from "../visible.ts"
 import { describeCall, describeResult } from "./summary.ts"
 
@@ -15,7 +15,7 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 :
  * `terminals`: which streams are terminals. There the model's text, reasoning and tool lines are
  * made inert (control characters drawn as symbols); a pipe or file gets the text exactly.
  */
-export const makeTextRenderer = (style: Style, terminals: { readonly stdout: boolean; readonly stderr: boolean } = { stdout: false, stderr: false }): RendererShape => {
+export const makeTextRenderer = (style: Palette, terminals: { readonly stdout: boolean; readonly stderr: boolean } = { stdout: false, stderr: false }): RendererShape => {
   // A CR ending one token may be the first half of a CRLF: it waits for the next token.
   let heldCR = false
   const forStdout = (text: string) => {

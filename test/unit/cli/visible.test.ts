@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
-import { makePalette } from "../../../src/tui/palette.ts"
+import { plainPalette } from "../../../src/terminal/colors.ts"
 import { makeTurnView } from "../../../src/tui/turn-view.ts"
 import { visible, visibleValue } from "../../../src/cli/visible.ts"
 
@@ -21,7 +21,7 @@ describe("untrusted text on the terminal", () => {
 
   it("is what the turn view commits for answers, calls and their output", () => {
     const committed: Array<string> = []
-    const view = makeTurnView({ commit: (lines) => committed.push(...lines), partial: () => {}, activity: () => {}, columns: () => 80 }, makePalette(false))
+    const view = makeTurnView({ commit: (lines) => committed.push(...lines), partial: () => {}, activity: () => {}, columns: () => 80 }, plainPalette)
     Effect.runSync(view.textDelta("clear\x1b[2J screen\n"))
     Effect.runSync(view.toolStarted({ id: "c1", name: "bash", arguments: { command: "rm -rf x #\r ls" } }))
     Effect.runSync(view.toolFinished({ _tag: "tool_result", id: "r", callId: "c1", name: "bash", text: "exit 0\n\x1b[1Ahidden", isError: false }, 5))
@@ -35,7 +35,7 @@ describe("untrusted text on the terminal", () => {
   it("treats a CRLF split across two tokens as a line end in the terminal view", () => {
     const committed: Array<string> = []
     const partials: Array<string> = []
-    const view = makeTurnView({ commit: (lines) => committed.push(...lines), partial: (text) => partials.push(text), activity: () => {}, columns: () => 80 }, makePalette(false))
+    const view = makeTurnView({ commit: (lines) => committed.push(...lines), partial: (text) => partials.push(text), activity: () => {}, columns: () => 80 }, plainPalette)
     Effect.runSync(view.textDelta("line one\r"))
     Effect.runSync(view.textDelta("\nline two\x1b[K"))
     expect(committed).toEqual(["line one"])
