@@ -10,7 +10,7 @@ import type { SessionSummary } from "../session/store.ts"
 import type { RecentWorkspace } from "../session/workspaces.ts"
 import type { Palette } from "../terminal/colors.ts"
 import { callDiff } from "./turn-view.ts"
-import { visible, visibleValue } from "../cli/visible.ts"
+import { visible, visibleValue } from "../terminal/inert.ts"
 
 export interface DialogHost {
   /** Hides the live region and hands the keyboard over; returns how to take it back. */

@@ -2,7 +2,8 @@ import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { plainPalette } from "../../../src/terminal/colors.ts"
 import { makeTurnView } from "../../../src/tui/turn-view.ts"
-import { visible, visibleValue } from "../../../src/cli/visible.ts"
+import { InertStream, visible, visibleValue } from "../../../src/terminal/inert.ts"
+import { MarkdownStream } from "../../../src/tui/markdown.ts"
 
 describe("untrusted text on the terminal", () => {
   it("draws control characters as symbols and keeps newlines, tabs and CRLF line ends", () => {
@@ -40,5 +41,39 @@ describe("untrusted text on the terminal", () => {
     Effect.runSync(view.textDelta("\nline two\x1b[K"))
     expect(committed).toEqual(["line one"])
     expect(partials.at(-1)).toBe("line two␛[K")
+  })
+
+  it("holds a CR ending one token until the next shows whether it starts a CRLF", () => {
+    const stream = new InertStream()
+    expect(stream.push("line one\r")).toBe("line one")
+    expect(stream.push("\nline two\r")).toBe("\nline two")
+    expect(stream.push("x")).toBe("␍x")
+    expect(stream.push("\r")).toBe("")
+    expect(stream.push("\r\n")).toBe("␍\n")
+  })
+
+  it("drops a CR still held when the text ends", () => {
+    const stream = new InertStream()
+    expect(stream.push("last\r")).toBe("last")
+    stream.end()
+    expect(stream.push("next")).toBe("next")
+  })
+
+  it("gives the same text however the stream is cut", () => {
+    const text = "a\r\nb\rc\x1b[2J\r\r\nd\x07\te\n"
+    for (let cut = 0; cut <= text.length; cut++) {
+      for (let second = cut; second <= text.length; second++) {
+        const stream = new InertStream()
+        const out = stream.push(text.slice(0, cut)) + stream.push(text.slice(cut, second)) + stream.push(text.slice(second))
+        expect(out).toBe(visible(text))
+      }
+    }
+  })
+
+  it("is what the Markdown stream shows of a tail that ends in a CR", () => {
+    const markdown = new MarkdownStream(plainPalette)
+    expect(markdown.push("tail\r")).toEqual([])
+    expect(markdown.partialPreview()).toBe("tail")
+    expect(markdown.push("\x1b[K\n")).toEqual(["tail␍␛[K"])
   })
 })
