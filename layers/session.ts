@@ -34,7 +34,8 @@ import { acquireSessionLock } from "../src/session/lock.ts"
 import { SessionStore } from "../src/session/store.ts"
 import { ConfigError } from "../src/config/errors.ts"
 import { compactionDefaults } from "../src/config/schema.ts"
-import { builtinTools } from "../src/tools/builtin.ts"
+import { makeBuiltinTools } from "../src/tools/builtin.ts"
+import { SearchIndexCache } from "../src/tools/search-cache.ts"
 import { makeSpill } from "../src/tools/spill.ts"
 import { skillsListing } from "../src/skills/discover.ts"
 import { sessionBashTools } from "../src/tools/bash-session.ts"
@@ -117,7 +118,9 @@ export const startSession = (
       ...(prepared.skills.length > 0 ? [makeSkillTool(prepared.skills)] : []),
       ...bashTools
     ]
-    const tools = new Map<string, Tool>([...builtinTools, ...sessionTools].map((tool) => [tool.name, tool]))
+    // The search indexes belong to this session: dropped with it, never seen by the next one.
+    const searchIndexes = yield* Effect.acquireRelease(Effect.sync(() => new SearchIndexCache()), (cache) => Effect.sync(() => cache.clear()))
+    const tools = new Map<string, Tool>([...makeBuiltinTools(searchIndexes), ...sessionTools].map((tool) => [tool.name, tool]))
     const disabled = new Set(prepared.disabledTools)
     let fence = fenceFor(prepared.document.access ?? [])
     const spill = makeSpill(prepared.spillDir)

@@ -12,7 +12,8 @@ import { Operator, type ApprovalAnswer, type ApprovalRequest } from "../../../sr
 import { Renderer, type ApprovalEvent, type RendererShape } from "../../../src/engine/renderer.ts"
 import { Toolbox, type ToolboxShape } from "../../../src/engine/toolbox.ts"
 import type { Mode } from "../../../src/session/document.ts"
-import { builtinTools } from "../../../src/tools/builtin.ts"
+import { makeBuiltinTools } from "../../../src/tools/builtin.ts"
+import { SearchIndexCache } from "../../../src/tools/search-cache.ts"
 import type { Tool } from "../../../src/tools/tool.ts"
 import { tempDir } from "../../support/temp.ts"
 
@@ -41,7 +42,7 @@ const setup = async (answers: ReadonlyArray<ApprovalAnswer> = []) => {
   const asked: Array<ApprovalRequest> = []
   const events: Array<ApprovalEvent> = []
   const queue = [...answers]
-  const tools = new Map<string, Tool>(builtinTools.map((tool) => [tool.name, tool]))
+  const tools = new Map<string, Tool>(makeBuiltinTools(new SearchIndexCache()).map((tool) => [tool.name, tool]))
   const toolbox: ToolboxShape = {
     catalog: (mode) => assembleCatalog(mode, tools, new Set()),
     context: () => ({ fence: makePathFence(workspace), sessionId: "s", spill: () => Effect.succeed("/dev/null") }),

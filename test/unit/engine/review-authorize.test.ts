@@ -20,7 +20,8 @@ import { runTurn } from "../../../src/engine/turn.ts"
 import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
 import { makeSessionStore, SessionStore } from "../../../src/session/store.ts"
-import { builtinTools } from "../../../src/tools/builtin.ts"
+import { makeBuiltinTools } from "../../../src/tools/builtin.ts"
+import { SearchIndexCache } from "../../../src/tools/search-cache.ts"
 import type { Tool } from "../../../src/tools/tool.ts"
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from "../../support/fake-llm/server.ts"
 import { tempDir } from "../../support/temp.ts"
@@ -74,7 +75,7 @@ const setup = async (options: { readonly answers?: ReadonlyArray<ApprovalAnswer>
   const asked: Array<ApprovalRequest> = []
   const queue = [...(options.answers ?? [])]
   const fence = await makePathFence(workspace)
-  const tools = new Map<string, Tool>(builtinTools.map((tool) => [tool.name, tool]))
+  const tools = new Map<string, Tool>(makeBuiltinTools(new SearchIndexCache()).map((tool) => [tool.name, tool]))
   const activeModel = ActiveModel.holding({ entry: model, client: makeOpenAIChatClient(model, {}) })
   const storeLayer = Layer.succeed(SessionStore, store)
   const base = Layer.mergeAll(
