@@ -4,6 +4,7 @@
  * in the Toolbox the engine picks each mode's catalog from.
  */
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type { ApprovalPolicyShape } from "../src/approval/approval-policy.ts"
 import type { BackgroundBashShape } from "../src/bash/background-bash.ts"
 import { assembleCatalog } from "../src/engine/catalog.ts"
@@ -12,7 +13,8 @@ import type { OperatorShape } from "../src/engine/operator.ts"
 import type { ToolboxShape } from "../src/engine/toolbox.ts"
 import type { BashSettings, CommandClassifier } from "../src/tools/bash-specs.ts"
 import { sessionBashTools } from "../src/tools/bash-session.ts"
-import { builtinTools } from "../src/tools/builtin.ts"
+import { makeBuiltinTools } from "../src/tools/builtin.ts"
+import { SearchIndexCache } from "../src/tools/search-cache.ts"
 import { makeQuestionTool } from "../src/tools/question-tool.ts"
 import { makeSkillTool } from "../src/tools/skill-tool.ts"
 import { makeSpill } from "../src/tools/spill.ts"
@@ -35,14 +37,16 @@ const shellClassifier =
       Effect.flatMap((classifier) => classifier.classifyCommand(command, context.fence, { protectedDirs: [home] }))
     )
 
-export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolDeps): Effect.Effect<ToolboxShape> =>
+export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolDeps): Effect.Effect<ToolboxShape, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { todowrite, todoread } = makeTodoTools({
       get: Effect.map(deps.conversation.document, (doc) => doc.todos ?? []),
       set: (todos) => deps.conversation.update((doc) => ({ ...doc, todos })).pipe(Effect.zipRight(deps.conversation.save))
     })
+    // The search indexes belong to this session: dropped with it, never seen by the next one.
+    const searchIndexes = yield* Effect.acquireRelease(Effect.sync(() => new SearchIndexCache()), (cache) => Effect.sync(() => cache.clear()))
     const tools = [
-      ...builtinTools,
+      ...makeBuiltinTools(searchIndexes),
       todowrite,
       todoread,
       makeQuestionTool(deps.operator),

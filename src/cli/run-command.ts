@@ -11,8 +11,8 @@ import type { OutputFormat, SessionFlags } from "./flags.ts"
 import { prepareSession } from "../../layers/prepare.ts"
 import { isTerminal, readStdin } from "./prompt-input.ts"
 import { jsonRenderer } from "./render/json.ts"
+import { colorWanted, loadPalette } from "../terminal/colors.ts"
 import { makeTextRenderer } from "./render/text.ts"
-import { colorWanted, makeStyle } from "./style.ts"
 
 /** Runs `action` once, when the model's first output reaches the renderer: the end of start-up. */
 const onFirstOutput = (view: RendererShape, action: () => void): RendererShape => {
@@ -38,9 +38,10 @@ const onFirstOutput = (view: RendererShape, action: () => void): RendererShape =
 const rendererFor = (format: OutputFormat): Effect.Effect<RendererShape> =>
   (format === "json"
     ? Effect.succeed(jsonRenderer)
-    : Effect.promise(() => Promise.all([isTerminal(1), isTerminal(2)])).pipe(
-        Effect.map(([stdout, stderr]) => makeTextRenderer(makeStyle(colorWanted(stderr)), { stdout, stderr }))
-      )
+    : Effect.promise(async () => {
+        const [stdout, stderr] = await Promise.all([isTerminal(1), isTerminal(2)])
+        return makeTextRenderer(await loadPalette(colorWanted(stderr)), { stdout, stderr })
+      })
   ).pipe(Effect.map((view) => onFirstOutput(view, startupComplete)))
 
 const promptText = (prompt: string | undefined) =>

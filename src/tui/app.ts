@@ -13,7 +13,6 @@ import { openSessionHost, type ActiveSession } from "../../layers/session-host.t
 import type { Session, SessionServices } from "../../layers/session.ts"
 import type { SessionFlags } from "../cli/flags.ts"
 import type { PreparedSession } from "../../layers/prepare.ts"
-import { colorWanted } from "../cli/style.ts"
 import type { SessionLocked } from "../session/lock.ts"
 import { Providers } from "../providers/providers.ts"
 import { Conversation } from "../engine/conversation.ts"
@@ -27,13 +26,13 @@ import { editorKey, editorWith, emptyEditor, type EditorState } from "./editor-s
 import { layoutEditor, promptMark } from "./editor-view.ts"
 import { appendHistory, historyFile, historyNext, historyPrevious, historyRecord, loadHistory, makeHistory } from "./history.ts"
 import { decodeKeys, type Key } from "./keys.ts"
-import { makePalette } from "./palette.ts"
 import { recap } from "./recap.ts"
 import { Screen, type LiveFrame } from "./screen.ts"
 import { statusLine, type StatusInfo } from "./status-line.ts"
 import { openTerminal } from "./terminal.ts"
 import { makeTurnView } from "./turn-view.ts"
 import { clipText, wrapLine } from "./width.ts"
+import { colorWanted, loadPalette } from "../terminal/colors.ts"
 
 const spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 const exitWindowMs = 2000
@@ -47,7 +46,7 @@ export interface AppOptions {
 export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.Effect<number, SessionLocked, Scope.Scope> =>
   Effect.gen(function* () {
     const terminal = yield* Effect.acquireRelease(Effect.sync(openTerminal), (opened) => Effect.sync(opened.restore))
-    const palette = makePalette(colorWanted(terminal.interactive))
+    const palette = yield* Effect.promise(() => loadPalette(colorWanted(terminal.interactive)))
     const screen = new Screen(terminal)
     // Runs before the terminal's own release (finalizers run in reverse): no live region is left behind.
     yield* Effect.addFinalizer(() => Effect.sync(() => screen.clear()))

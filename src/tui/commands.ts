@@ -15,7 +15,7 @@ import type { AttachmentAction } from "../prompts/attachments.ts"
 import type { SessionSummary } from "../session/store.ts"
 import type { RecentWorkspace } from "../session/workspaces.ts"
 import { MarkdownStream } from "./markdown.ts"
-import type { Palette } from "./palette.ts"
+import type { Palette } from "../terminal/colors.ts"
 
 export interface CommandContext {
   readonly controls: SessionControls

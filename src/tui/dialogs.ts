@@ -9,9 +9,9 @@ import type { ApprovalAnswer, ApprovalRequest, OperatorShape } from "../engine/o
 import type { Question, QuestionAnswer, QuestionsOutcome } from "../tools/questions.ts"
 import type { SessionSummary } from "../session/store.ts"
 import type { RecentWorkspace } from "../session/workspaces.ts"
-import type { Palette } from "./palette.ts"
+import type { Palette } from "../terminal/colors.ts"
 import { callDiff } from "./turn-view.ts"
-import { visible, visibleValue } from "../cli/visible.ts"
+import { visible, visibleValue } from "../terminal/inert.ts"
 
 export interface DialogHost {
   /** Hides the live region and hands the keyboard over; returns how to take it back. */

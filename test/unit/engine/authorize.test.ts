@@ -14,7 +14,8 @@ import { Renderer, type ApprovalEvent, type RendererShape } from "../../../src/e
 import { Toolbox } from "../../../src/engine/toolbox.ts"
 import { makeSessionStore, SessionStore } from "../../../src/session/store.ts"
 import type { Mode } from "../../../src/session/document.ts"
-import { builtinTools } from "../../../src/tools/builtin.ts"
+import { makeBuiltinTools } from "../../../src/tools/builtin.ts"
+import { SearchIndexCache } from "../../../src/tools/search-cache.ts"
 import { tempDir } from "../../support/temp.ts"
 
 const quietRenderer = (events: Array<ApprovalEvent>): RendererShape => ({
@@ -46,7 +47,7 @@ const setup = async (answers: ReadonlyArray<ApprovalAnswer> = []) => {
   const storeLayer = Layer.succeed(SessionStore, store)
   const policy = ApprovalPolicy.layerTest(workspace)
   const services = Layer.mergeAll(
-    Toolbox.layerTest(builtinTools).pipe(Layer.provideMerge(policy)),
+    Toolbox.layerTest(makeBuiltinTools(new SearchIndexCache())).pipe(Layer.provideMerge(policy)),
     Layer.scoped(Conversation, Conversation.make(store.create({ workspace, model: "local/m", mode: "work", approval: "default" }))).pipe(
       Layer.provide(storeLayer)
     ),

@@ -19,7 +19,8 @@ import { runTurn } from "../../../src/engine/turn.ts"
 import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
 import { makeSessionStore, SessionStore } from "../../../src/session/store.ts"
-import { builtinTools } from "../../../src/tools/builtin.ts"
+import { makeBuiltinTools } from "../../../src/tools/builtin.ts"
+import { SearchIndexCache } from "../../../src/tools/search-cache.ts"
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from "../../support/fake-llm/server.ts"
 import { tempDir } from "../../support/temp.ts"
 
@@ -89,7 +90,7 @@ const setup = async (options: { readonly answers?: ReadonlyArray<ApprovalAnswer>
     Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provide(storeLayer))
   )
   const reviewer = options.withReviewer === false ? undefined : makeReviewer({ activeModel, prompts: Effect.succeed({ system: reviewSystem, userTemplate: reviewTemplate }) })
-  const layer = Layer.merge(base, Toolbox.layerTest(builtinTools, document.id).pipe(Layer.provideMerge(ApprovalPolicy.layerTest(workspace, reviewer))))
+  const layer = Layer.merge(base, Toolbox.layerTest(makeBuiltinTools(new SearchIndexCache()), document.id).pipe(Layer.provideMerge(ApprovalPolicy.layerTest(workspace, reviewer))))
   const turn = (text: string) => Effect.runPromise(runTurn(text, { maxSteps: 5 }).pipe(Effect.provide(layer)))
   const saved = () => Effect.runPromise(store.load(document.id))
   const notes = path.join(workspace, "notes.txt")

@@ -5,7 +5,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { describe, expect, it } from "vitest"
 import { touchesNothing } from "../../support/classification.ts"
-import { builtinToolNames, builtinTools } from "../../../src/tools/builtin.ts"
+import { builtinToolNames, makeBuiltinTools } from "../../../src/tools/builtin.ts"
+import { SearchIndexCache } from "../../../src/tools/search-cache.ts"
 import * as P from "../../../src/tools/params.ts"
 import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "../../../src/tools/specs.ts"
 import { editSpec, writeSpec } from "../../../src/tools/write-specs.ts"
@@ -46,7 +47,7 @@ describe("built-in tools", () => {
   it("offers read, list, tree, glob, grep, search, edit and write, in that order, with their definitions", () => {
     expect(builtinToolNames).toEqual(["read", "list", "tree", "glob", "grep", "search", "edit", "write"])
     const specs = [readSpec, listSpec, treeSpec, globSpec, grepSpec, searchSpec, editSpec, writeSpec]
-    builtinTools.forEach((tool, i) => {
+    makeBuiltinTools(new SearchIndexCache()).forEach((tool, i) => {
       const spec = specs[i]
       const { run: _run, ...definition } = tool
       expect(definition).toEqual(spec)

@@ -6,7 +6,8 @@ import * as Effect from "effect/Effect"
 import type { ParseError } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { makePathFence } from "../../../src/approval/path-fence.ts"
-import { builtinTools } from "../../../src/tools/builtin.ts"
+import { makeBuiltinTools } from "../../../src/tools/builtin.ts"
+import { SearchIndexCache } from "../../../src/tools/search-cache.ts"
 import { ToolError, type Tool, type ToolContext, type ToolFailure, type ToolOutput } from "../../../src/tools/tool.ts"
 
 export type Tree = Readonly<Record<string, string | Uint8Array>>
@@ -85,9 +86,9 @@ export const runError = async (tool: Tool, args: unknown, context: ToolContext):
   return result.left.message
 }
 
-/** A built-in tool as a session gets it: the definition from specs.ts, the implementation imported on first run. */
+/** A built-in tool as a new session gets it: the definition from specs.ts, the implementation imported on first run. */
 export const builtinTool = (name: string): Tool => {
-  const tool = builtinTools.find((candidate) => candidate.name === name)
+  const tool = makeBuiltinTools(new SearchIndexCache()).find((candidate) => candidate.name === name)
   if (tool === undefined) throw new Error(`no built-in tool ${name}`)
   return tool
 }
