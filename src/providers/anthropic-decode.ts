@@ -7,7 +7,7 @@
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages"
 import type { FinishReason, OpaqueState, Usage } from "../session/items.ts"
 import type { ModelEvent } from "./model-client.ts"
-import { parseToolArguments } from "./openai-chat-decode.ts"
+import { parseToolArguments } from "./tool-arguments.ts"
 
 export const anthropicProtocol = "anthropic"
 
