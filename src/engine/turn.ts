@@ -27,6 +27,8 @@ import { Toolbox, toolDefinitions } from "./toolbox.ts"
 export interface TurnSettings {
   /** Model requests allowed before the operator is asked whether to go on. */
   readonly maxSteps: number
+  /** retry.maxWaitSeconds of config.json: the longest retry-after waited for (default 60). */
+  readonly maxRetryWaitSeconds?: number | undefined
 }
 
 export type TurnOutcome =
@@ -107,7 +109,7 @@ const recordMessage = (message: AssistantMessage) =>
   })
 
 /** One model request, rendered as it streams; the response is in the transcript when this returns. */
-const respond = Effect.gen(function* () {
+const respond = (settings: TurnSettings) => Effect.gen(function* () {
     const { entry: model, client } = (yield* ActiveModel).get()
     const renderer = yield* Renderer
     const conversation = yield* Conversation
@@ -129,6 +131,7 @@ const respond = Effect.gen(function* () {
     }
     const draft = new ResponseDraft()
     const events = retryStream(() => client.stream(request), {
+      ...(settings.maxRetryWaitSeconds === undefined ? {} : { maxRetryAfterMs: settings.maxRetryWaitSeconds * 1000 }),
       onRetry: (info) =>
         renderer.retrying({
           attempt: info.attempt,
@@ -220,7 +223,7 @@ const turnBody = (conversation: ConversationShape, text: string, settings: TurnS
     const compaction: TurnCompactionState = { compacted: false }
     for (;;) {
       yield* fitContext(compaction)
-      const message = yield* respond
+      const message = yield* respond(settings)
       steps++
       if (message.usage !== undefined) usage = addUsage(usage, message.usage)
       const calls = message.toolCalls ?? []
