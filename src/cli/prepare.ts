@@ -7,12 +7,14 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ConfigError } from "../config/errors.ts"
 import { realDirectory } from "../files/directories.ts"
+import { removeOrphanedTemps } from "../files/orphaned-temps.ts"
 import { loadConfig } from "../config/load.ts"
 import { makeCrystalPaths, type CrystalPaths } from "../config/paths.ts"
 import { configDefaults, type Config } from "../config/schema.ts"
 import { checkCredentials, ollamaBaseURL, resolveModel, type ModelEntry } from "../providers/catalog.ts"
 import { defaultOllamaHost, findLocalOllamaModel } from "../providers/ollama-probe.ts"
 import type { SessionDocument } from "../session/document.ts"
+import { latestSessionOrUnreadable } from "../session/continue.ts"
 import { makeSessionStore, type SessionStoreShape } from "../session/store.ts"
 import { providedToolNames } from "../engine/catalog.ts"
 import { discoverSkills, type Skill } from "../skills/discover.ts"
@@ -64,7 +66,9 @@ const findSession = (store: SessionStoreShape, flags: SessionFlags, workspace: s
       return Option.some(resumed)
     }
     if (!flags.continue) return Option.none<SessionDocument>()
-    const latest = yield* store.latestForWorkspace(workspace)
+    const latest = yield* latestSessionOrUnreadable(store, workspace).pipe(
+      Effect.mapError((error) => new ConfigError({ message: `--continue: ${error.message}` }))
+    )
     if (Option.isNone(latest)) return yield* fail(`--continue: no earlier session for ${workspace}`)
     return latest
   })
@@ -91,6 +95,8 @@ export const prepareSession = (flags: SessionFlags, cwd: string, env: Env, check
     const config = loaded.config
     const disabledTools = yield* validateDisabledTools(flags.disableTool, providedToolNames)
     const store = makeSessionStore(initialPaths.sessionsDir)
+    // Not awaited: it never fails, and the first request need not wait for a directory scan.
+    void removeOrphanedTemps([initialPaths.sessionsDir, initialPaths.home])
     const earlier = yield* findSession(store, flags, startDir)
     const workspace = Option.isSome(earlier) ? yield* realDirectory(earlier.value.workspace, "the session's workspace") : startDir
     const paths = workspace === startDir ? initialPaths : makeCrystalPaths(workspace, env)
