@@ -20,6 +20,7 @@ import { contextView } from "./context-view.ts"
 import { Conversation, type ConversationShape } from "./conversation.ts"
 import { executeToolCall } from "./executor.ts"
 import { Operator } from "./operator.ts"
+import { refuseOversizedMessage } from "./oversized-message.ts"
 import { Renderer } from "./renderer.ts"
 import { reminderDue, reminderText } from "./todo-reminder.ts"
 import { Toolbox, toolDefinitions } from "./toolbox.ts"
@@ -215,7 +216,9 @@ const turnBody = (conversation: ConversationShape, text: string, settings: TurnS
   Effect.gen(function* () {
     const operator = yield* Operator
     const renderer = yield* Renderer
-    yield* conversation.append({ _tag: "user", id: newItemId(), text })
+    const userMessage = { _tag: "user", id: newItemId(), text } as const
+    yield* refuseOversizedMessage(userMessage)
+    yield* conversation.append(userMessage)
     yield* conversation.save
     let steps = 0
     let budget = settings.maxSteps
