@@ -12,6 +12,7 @@ import { loadConfig } from "../config/load.ts"
 import { makeCrystalPaths, type CrystalPaths } from "../config/paths.ts"
 import { configDefaults, type Config } from "../config/schema.ts"
 import { checkCredentials, ollamaBaseURL, resolveModel, type ModelEntry } from "../providers/catalog.ts"
+import { checkBaseURL } from "../providers/base-url.ts"
 import { defaultOllamaHost, findLocalOllamaModel } from "../providers/ollama-probe.ts"
 import type { SessionDocument } from "../session/document.ts"
 import { latestSessionOrUnreadable } from "../session/continue.ts"
@@ -112,6 +113,7 @@ export const prepareSession = (flags: SessionFlags, cwd: string, env: Env, check
         (error) => error.noModel === true,
         (error) => detectLocalOllama(config, paths.configFile, env).pipe(Effect.flatMap((found) => found ?? Effect.fail(error)))
       ),
+      Effect.flatMap((entry) => checkBaseURL(entry, config, env)),
       Effect.flatMap((entry) => checkCredentials(entry, env))
     )
     const base = Option.isSome(earlier)

@@ -1,5 +1,8 @@
 import * as Schema from "effect/Schema"
 
+/** Absolute, with an http: or https: scheme. */
+export const isHttpURL = (text: string): boolean => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol)
+
 export const Protocol = Schema.Literal("openai-responses", "openai-chat", "deepseek", "anthropic", "gemini", "ollama")
 export type Protocol = typeof Protocol.Type
 
@@ -19,7 +22,7 @@ export type ModelSettings = typeof ModelSettings.Type
 
 /** An absolute http:// or https:// URL; anything else would only fail at the first request. */
 export const HttpURL = Schema.String.pipe(
-  Schema.filter((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), {
+  Schema.filter(isHttpURL, {
     message: (issue) => `${JSON.stringify(issue.actual)} is not an http:// or https:// URL (e.g. "http://127.0.0.1:8080/v1")`
   })
 )
