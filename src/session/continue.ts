@@ -18,7 +18,14 @@ const mayBelongTo = async (unreadable: UnreadableSession, workspace: string, new
   )
   if (modified <= newerThan) return false
   const text = await fs.readFile(unreadable.file, "utf8").catch(() => undefined)
-  return text === undefined || text.includes(JSON.stringify(workspace).slice(1, -1))
+  if (text === undefined) return true
+  const named = /"workspace"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(text)?.[1]
+  if (named === undefined) return true
+  try {
+    return JSON.parse(named) === workspace
+  } catch {
+    return true
+  }
 }
 
 /** The newest session of `workspace`, or none; fails naming a newer session file that does not load. */
