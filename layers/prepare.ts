@@ -8,12 +8,15 @@ import * as Option from "effect/Option"
 import type { ApprovalMode } from "../src/approval/policy.ts"
 import { ConfigError, type NoModelConfigured } from "../src/config/errors.ts"
 import { realDirectory, type DirectoryError } from "../src/files/directories.ts"
+import { removeOrphanedTemps } from "../src/files/orphaned-temps.ts"
 import { loadConfig } from "../src/config/load.ts"
 import { makeCrystalPaths, type CrystalPaths } from "../src/config/paths.ts"
 import { configDefaults, type Config } from "../src/config/schema.ts"
 import { checkCredentials, ollamaBaseURL, resolveModel, type ModelEntry } from "../src/providers/catalog.ts"
+import { checkBaseURL } from "../src/providers/base-url.ts"
 import { defaultOllamaHost, findLocalOllamaModel } from "../src/providers/ollama-probe.ts"
 import type { Mode, SessionDocument } from "../src/session/document.ts"
+import { latestSessionOrUnreadable } from "../src/session/continue.ts"
 import { makeSessionStore, type SessionError, type SessionStoreShape } from "../src/session/store.ts"
 import { providedToolNames } from "../src/tools/builtin.ts"
 import { discoverSkills, type Skill } from "../src/skills/discover.ts"
@@ -77,7 +80,9 @@ const findSession = (store: SessionStoreShape, flags: SessionRequest, workspace:
       return Option.some(resumed)
     }
     if (!flags.continue) return Option.none<SessionDocument>()
-    const latest = yield* store.latestForWorkspace(workspace)
+    const latest = yield* latestSessionOrUnreadable(store, workspace).pipe(
+      Effect.mapError((error) => new ConfigError({ message: `--continue: ${error.message}` }))
+    )
     if (Option.isNone(latest)) return yield* fail(`--continue: no earlier session for ${workspace}`)
     return latest
   })
@@ -109,6 +114,8 @@ export const prepareSession = (
     const config = loaded.config
     const disabledTools = yield* validateDisabledTools(flags.disableTool, providedToolNames)
     const store = makeSessionStore(initialPaths.sessionsDir)
+    // Not awaited: it never fails, and the first request need not wait for a directory scan.
+    void removeOrphanedTemps([initialPaths.sessionsDir, initialPaths.home])
     const earlier = yield* findSession(store, flags, startDir)
     const workspace = Option.isSome(earlier) ? yield* realDirectory(earlier.value.workspace, "the session's workspace") : startDir
     const paths = workspace === startDir ? initialPaths : makeCrystalPaths(workspace, env)
@@ -123,6 +130,7 @@ export const prepareSession = (
       Effect.catchTag("NoModelConfigured", (error) =>
         detectLocalOllama(config, paths.configFile, env).pipe(Effect.flatMap((found) => found ?? Effect.fail(error)))
       ),
+      Effect.flatMap((entry) => checkBaseURL(entry, config, env)),
       Effect.flatMap((entry) => checkCredentials(entry, env))
     )
     const base = Option.isSome(earlier)

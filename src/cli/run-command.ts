@@ -72,7 +72,7 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
         resumed: prepared.resumed
       })
       for (const note of [...prepared.notes, ...session.notes]) yield* view.note(note)
-      const outcome = yield* runTurn(text, { maxSteps: prepared.maxSteps }).pipe(
+      const outcome = yield* runTurn(text, { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }).pipe(
         Effect.provide(session.services),
         Effect.onInterrupt(() => view.failed("interrupted; the session keeps what was complete"))
       )

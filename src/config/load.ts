@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { writeFileAtomic } from "../files/atomic.ts"
+import { jsonTextTooDeep } from "../files/json-depth.ts"
 import { ConfigError } from "./errors.ts"
 import { locateJsonSyntaxError } from "./json-syntax.ts"
 import { describeParseError } from "./parse-errors.ts"
@@ -17,7 +18,13 @@ export interface LoadedConfig {
 
 const decodeConfig = Schema.decodeUnknownEither(Config, { errors: "all" })
 
+/** Far deeper than any config.json; a file past it is refused before anything walks it recursively. */
+const maxConfigDepth = 64
+
 export const parseConfigText = (file: string, text: string): Either.Either<LoadedConfig, ConfigError> => {
+  if (jsonTextTooDeep(text, maxConfigDepth)) {
+    return Either.left(new ConfigError({ message: `${file}: nests deeper than ${maxConfigDepth} levels; not a Crystal config` }))
+  }
   let json: unknown
   try {
     json = JSON.parse(text)

@@ -5,6 +5,7 @@ import type { ParseError } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { ApprovalMode } from "../approval/policy.ts"
 import { describeParseError } from "../config/parse-errors.ts"
+import { argumentsProblem } from "../providers/tool-arguments.ts"
 import type { Mode } from "../session/document.ts"
 import type { ToolCall } from "../session/items.ts"
 import type { Tool, ToolOutput } from "../tools/tool.ts"
@@ -67,9 +68,8 @@ export const executeToolCall = (
       const names = catalog.map((candidate) => candidate.name).join(", ")
       return failure(`there is no tool named '${call.name}' in ${settings.mode} mode; the available tools are: ${names}`)
     }
-    if (typeof call.arguments === "string") {
-      return failure(`${tool.name}: the arguments were not valid JSON; send one JSON object matching the tool's schema`)
-    }
+    const unusable = argumentsProblem(tool.name, call.arguments)
+    if (unusable !== undefined) return failure(unusable)
     const decoded = decoderFor(tool)(call.arguments ?? {})
     if (Either.isLeft(decoded)) {
       return failure(`${tool.name}: invalid arguments: ${describeParseError(decoded.left).join("; ")}`)

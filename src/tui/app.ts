@@ -307,7 +307,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       const running = session()
       const id = current().document.id
       runBusy(
-        runTurn(text, { maxSteps: current().maxSteps }).pipe(
+        runTurn(text, { maxSteps: current().maxSteps, maxRetryWaitSeconds: current().config.retry?.maxWaitSeconds }).pipe(
           Effect.tap((outcome) => (outcome._tag === "Answered" ? nameInBackground(running, id) : Effect.void)),
           Effect.catchAll((error) => view.failed(error.message)),
           Effect.onInterrupt(() => Effect.sync(view.interrupted))
