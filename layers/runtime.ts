@@ -9,7 +9,8 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import { writeStderr } from "../src/cli/output.ts"
+import { writeStderr } from "../src/terminal/output.ts"
+import { closingSignals, ExitCode, signalExitCode } from "./exit-code.ts"
 
 interface BunUnsafe {
   readonly unsafe?: { readonly setJITPolicy?: (scale: number) => void }
@@ -25,9 +26,6 @@ export const startupComplete = (): void => {
   bun?.unsafe?.setJITPolicy?.(1)
 }
 
-const signalExitCodes: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGQUIT: 131, SIGTERM: 143 }
-
-const signalExitCode = (signal: NodeJS.Signals): number => signalExitCodes[signal] ?? 130
 
 export const runMain = (program: Effect.Effect<number>): void => {
   const fiber = Effect.runFork(program)
@@ -37,7 +35,7 @@ export const runMain = (program: Effect.Effect<number>): void => {
     received = signal
     Effect.runFork(Fiber.interrupt(fiber))
   }
-  for (const name of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.on(name, onSignal)
+  for (const name of closingSignals) process.on(name, onSignal)
   fiber.addObserver((exit) => {
     if (Exit.isSuccess(exit)) process.exit(exit.value)
     if (!Exit.isInterrupted(exit)) {
@@ -45,6 +43,6 @@ export const runMain = (program: Effect.Effect<number>): void => {
       writeStderr(`crystal: internal error\n${Cause.pretty(exit.cause)}\n`)
       process.exit(70)
     }
-    process.exit(received === undefined ? 130 : signalExitCode(received))
+    process.exit(received === undefined ? ExitCode.interrupted : signalExitCode(received))
   })
 }

@@ -8,11 +8,9 @@
  * (bash_stop, scope close) kills the tree in its finalizer. Output goes into a ring buffer per task,
  * read by stream offset.
  */
-import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -331,9 +329,3 @@ export const makeBackgroundBash = (options: BackgroundBashOptions): Effect.Effec
       stop
     } satisfies BackgroundBashShape
   })
-
-/** The session's background tasks. */
-export class BackgroundBash extends Context.Tag("crystal/BackgroundBash")<BackgroundBash, BackgroundBashShape>() {
-  /** The live service in the layer's scope (the session's, when provided to a session). */
-  static readonly layer = (options: BackgroundBashOptions): Layer.Layer<BackgroundBash> => Layer.scoped(BackgroundBash, makeBackgroundBash(options))
-}

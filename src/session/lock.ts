@@ -5,6 +5,17 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Schema from "effect/Schema"
+
+/** The session is open in another crystal process (exit code 3: try again once it is closed there). */
+export class SessionLocked extends Schema.TaggedError<SessionLocked>()("SessionLocked", {
+  id: Schema.String,
+  pid: Schema.Number
+}) {
+  override get message(): string {
+    return `session ${this.id} is open in another crystal process (pid ${this.pid}); close it there first, or start a new session`
+  }
+}
 
 const isAlive = (pid: number): boolean => {
   try {
