@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { BackgroundBashShape } from "../src/bash/background.ts"
 import { makePathFence, type PathFence } from "../src/approval/path-fence.ts"
+import { sandboxStartNote } from "../src/bash/sandbox-detect.ts"
 import type { PreparedSession } from "../src/cli/prepare.ts"
 import { ActiveModel } from "../src/engine/active-model.ts"
 import { assembleCatalog } from "../src/engine/catalog.ts"
@@ -123,7 +124,7 @@ export const startSession = (
     const spill = makeSpill(prepared.spillDir)
     const toolbox: ToolboxShape = {
       catalog: (mode) => assembleCatalog(mode, tools, disabled),
-      context: () => ({ fence, sessionId: prepared.document.id, spill }),
+      context: () => ({ fence, sessionId: prepared.document.id, spill, spillDir: prepared.spillDir }),
       setFence: (next) => {
         fence = next
       },
@@ -132,6 +133,7 @@ export const startSession = (
     const sources = () => promptSources(prepared.paths, prepared.prompts)
     const placeholders = makePlaceholderRegistry()
     let notes: ReadonlyArray<string> = []
+    const sandboxNote = sandboxStartNote()
     /**
      * Host placeholder values for `doc`. Work and Plan get the workspace's instructions and the
      * skills; side requests (reviewer, compaction, title) never do, and the reviewer and compaction
@@ -219,7 +221,7 @@ export const startSession = (
         prompts: { paths: prepared.paths, selection: prepared.prompts }
       }),
       get notes() {
-        return notes
+        return sandboxNote === undefined ? notes : [...notes, sandboxNote]
       },
       placeholders,
       runningTasks: Effect.suspend(() =>

@@ -17,7 +17,8 @@ import { Renderer, type ApprovalEvent } from "./renderer.ts"
 import { Reviewer, type ReviewResult } from "./reviewer.ts"
 import { Toolbox } from "./toolbox.ts"
 
-export type Verdict = { readonly _tag: "Run" } | { readonly _tag: "Refuse"; readonly text: string }
+/** `sandbox`: the call runs in the OS sandbox (a read the policy let through unasked, or any call under plan approval). */
+export type Verdict = { readonly _tag: "Run"; readonly sandbox?: "read-only" | undefined } | { readonly _tag: "Refuse"; readonly text: string }
 
 /** The built-in tools whose every write goes through the path fence (SPEC A2 "edit" mode). */
 const builtinEditTools: ReadonlySet<string> = new Set(["edit", "write"])
@@ -71,7 +72,10 @@ export const authorize = (
     const report = (outcome: ApprovalEvent["outcome"], by: ApprovalEvent["by"]) =>
       renderer.approval({ callId: call.id, toolName: call.name, outcome, by, approvalMode: settings.approval, classification })
     const refuse = (by: ApprovalEvent["by"], text: string) => report("denied", by).pipe(Effect.as<Verdict>({ _tag: "Refuse", text }))
-    const run = (by: ApprovalEvent["by"]) => report("allowed", by).pipe(Effect.as<Verdict>({ _tag: "Run" }))
+    const run = (by: ApprovalEvent["by"]) => {
+      const sandboxed = (by === "policy" && classification.authority === "read") || settings.approval === "plan"
+      return report("allowed", by).pipe(Effect.as<Verdict>({ _tag: "Run", sandbox: sandboxed ? "read-only" : undefined }))
+    }
 
     if (settings.mode === "plan" && classification.authority !== "read") return yield* refuse("plan mode", planModeRefusal(classification))
     const facts: CallFacts = { classification, builtinEdit: builtinEditTools.has(call.name) }
