@@ -97,7 +97,7 @@ if (status.kind === "bwrap") {
       const value = full[index + 1]
       if (arg === "--tmpfs" && drop.includes("masks")) index += 1
       else if (arg === "--ro-bind" && value !== "/" && drop.includes("masks")) index += 2
-      else if (drop.includes(arg)) index += arg === "--dev" || arg === "--cap-drop" ? 1 : 0
+      else if (drop.includes(arg)) index += arg === "--dev" || arg === "--proc" || arg === "--cap-drop" ? 1 : 0
       else out.push(arg)
     }
     return out
@@ -113,6 +113,7 @@ if (status.kind === "bwrap") {
     ["without --unshare-pid", without("--unshare-pid")],
     ["without --unshare-net", without("--unshare-net")],
     ["without --dev /dev", without("--dev")],
+    ["without --proc /proc", without("--proc")],
     ["without the /tmp, /run masks", without("masks")],
     ["--ro-bind / / only", ["--ro-bind", "/", "/", "--"]]
   ]

@@ -42,6 +42,9 @@ const SYSTEM_KEPT = ["/run/current-system"]
 const bwrapFixedArgs = [
   "--ro-bind", "/", "/",
   "--dev", "/dev",
+  // The sandbox's own processes only: the host's /proc shows every process's command line and,
+  // for the same user, its environment (Crystal's own holds API keys).
+  "--proc", "/proc",
   "--unshare-net",
   "--unshare-ipc",
   "--unshare-pid",

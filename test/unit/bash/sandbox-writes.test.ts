@@ -100,21 +100,29 @@ const TWISTS: ReadonlyArray<string> = [
 
 const PRIVATE_TMP_TWISTS = new Set(["cd .. && touch beside-workspace.txt", "echo x > /dev/shm/crystal-sandbox-{TAG}", "echo x > /tmp/crystal-sandbox-{TAG}"])
 
+/** Dozens of process starts: on a loaded machine they take far longer than vitest's default 20 s. */
+const HEAVY_MS = 240_000
+
 const run = (command: string, options: { cwd: string; env?: NodeJS.ProcessEnv }) => {
   const result = spawnSync("/bin/bash", ["-c", command], { cwd: options.cwd, env: options.env ?? process.env, encoding: "utf8" })
   if (result.status !== 0) throw new Error(`${command}: ${result.stderr}`)
 }
 
-/** A git repository with a commit and an uncommitted change, in a fresh test workspace. */
+let template: string | undefined
+
+/** A git repository with a commit and an uncommitted change, in a fresh test workspace (copied from one made once). */
 const makeRepository = async (): Promise<Workspace> => {
   const ws = await makeWorkspace()
-  const at = { cwd: ws.workspace }
-  fs.mkdirSync(path.join(ws.workspace, "src"))
-  fs.writeFileSync(path.join(ws.workspace, "a.txt"), "alpha\nbeta\n")
-  fs.writeFileSync(path.join(ws.workspace, "notes.md"), "alpha\ngamma\n")
-  fs.writeFileSync(path.join(ws.workspace, "src", "b.ts"), "export const b = 1\n")
-  run("git init -q && git -c user.name=t -c user.email=t@t add . && git -c user.name=t -c user.email=t@t commit -qm first", at)
-  fs.appendFileSync(path.join(ws.workspace, "notes.md"), "delta\n")
+  if (template === undefined) {
+    template = fs.mkdtempSync(path.join(os.tmpdir(), "crystal-sandbox-repo-"))
+    fs.mkdirSync(path.join(template, "src"))
+    fs.writeFileSync(path.join(template, "a.txt"), "alpha\nbeta\n")
+    fs.writeFileSync(path.join(template, "notes.md"), "alpha\ngamma\n")
+    fs.writeFileSync(path.join(template, "src", "b.ts"), "export const b = 1\n")
+    run("git init -q && git -c user.name=t -c user.email=t@t add . && git -c user.name=t -c user.email=t@t commit -qm first", { cwd: template })
+    fs.appendFileSync(path.join(template, "notes.md"), "delta\n")
+  }
+  fs.cpSync(template, ws.workspace, { recursive: true })
   return ws
 }
 
@@ -158,6 +166,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   for (const probe of probes) fs.rmSync(probe, { force: true })
+  if (template !== undefined) fs.rmSync(template, { recursive: true, force: true })
   await new Promise<void>((resolve) => server.close(() => resolve()))
 })
 
@@ -214,7 +223,7 @@ describe.skipIf(!usable)(`the OS sandbox stops every write of an auto-approved c
       if (JSON.stringify(after) === JSON.stringify(before)) unstopped.push(twist)
     }
     expect(unstopped).toEqual([])
-  })
+  }, HEAVY_MS)
 
   it("runs each control with its normal output, and stops the twist paired with it", async () => {
     const ws = await makeRepository()
@@ -229,7 +238,7 @@ describe.skipIf(!usable)(`the OS sandbox stops every write of an auto-approved c
       await settle()
       expect(observe(ws), `${command}; ${twist}`).toEqual(before)
     }
-  })
+  }, HEAVY_MS)
 
   it("stops every twist on its own, and the failure is the file system's or the network's", async () => {
     const ws = await makeRepository()
@@ -242,7 +251,7 @@ describe.skipIf(!usable)(`the OS sandbox stops every write of an auto-approved c
       // Writes to the private /tmp succeed (the test workspace lies in /tmp, so `cd ..` lands there); everything else fails.
       if (expectFailure) expect(text, twist).not.toMatch(/^exit 0\n/)
     }
-  })
+  }, HEAVY_MS)
 
   it("keeps a private /tmp and the spill folder writable", async () => {
     const ws = await makeRepository()
@@ -250,5 +259,12 @@ describe.skipIf(!usable)(`the OS sandbox stops every write of an auto-approved c
     expect(text).toBe("exit 0\nscratch")
     expect(fs.existsSync(`/tmp/crystal-sandbox-${tag}`)).toBe(false)
     expect(fs.readFileSync(path.join(ws.spillDir, "note.txt"), "utf8")).toBe("kept\n")
+  })
+
+  it("shows only the sandbox's own processes in /proc: not this process, nor its environment", async () => {
+    const ws = await makeRepository()
+    const probe = `[ -e /proc/${process.pid}/environ ] && echo visible || echo hidden`
+    expect(await bashIn(ws, probe, false)).toBe("exit 0\nvisible")
+    expect(await bashIn(ws, probe, true)).toBe("exit 0\nhidden")
   })
 })

@@ -10,7 +10,7 @@ describe("bwrap arguments", () => {
   it("drop every capability and unshare network, IPC and pids, and end with the working directory", async () => {
     const args = bwrapArgs({ mode: "read-only", cwd: "/", readable: [], writable: [] }, {})
     expect(args.slice(0, 3)).toEqual(["--ro-bind", "/", "/"])
-    for (const flag of ["--unshare-net", "--unshare-ipc", "--unshare-pid", "--die-with-parent"]) expect(args).toContain(flag)
+    for (const flag of ["--unshare-net", "--unshare-ipc", "--unshare-pid", "--die-with-parent", "--proc"]) expect(args).toContain(flag)
     expect(args.join(" ")).toContain("--cap-drop ALL")
     expect(args.slice(-3)).toEqual(["--chdir", "/", "--"])
   })
