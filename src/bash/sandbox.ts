@@ -53,7 +53,8 @@ const bwrapFixedArgs = [
   "--cap-drop", "ALL"
 ]
 
-const isUnder = (root: string, candidate: string): boolean => candidate === root || candidate.startsWith(root + path.sep)
+const isUnder = (root: string, candidate: string): boolean =>
+  candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
 
 const existingDir = (dir: string): boolean => {
   try {
@@ -66,11 +67,13 @@ const existingDir = (dir: string): boolean => {
 /** The bwrap arguments before the shell's argv (the `--` included). */
 export const bwrapArgs = (request: SandboxRequest, env: NodeJS.ProcessEnv = process.env): Array<string> => {
   const args = [...bwrapFixedArgs]
+  const visible = [...new Set([request.cwd, ...request.readable])]
   for (const masked of MASKED) {
-    if (!existingDir(masked)) continue
+    // A workspace that is /tmp (or holds it, as `/` does) must not disappear behind the mask: /tmp then stays read-only.
+    if (!existingDir(masked) || visible.some((dir) => isUnder(dir, masked))) continue
     args.push("--tmpfs", masked)
     // What the session reads that lies under a masked directory comes back read-only (a workspace in /tmp).
-    const keep = [...new Set([request.cwd, ...request.readable, ...SYSTEM_KEPT])].filter((dir) => isUnder(masked, dir) && dir !== masked && existingDir(dir))
+    const keep = [...visible, ...SYSTEM_KEPT].filter((dir) => isUnder(masked, dir) && dir !== masked && existingDir(dir))
     for (const dir of keep) args.push("--ro-bind", dir, dir)
   }
   for (const dir of request.writable) if (existingDir(dir)) args.push("--bind", dir, dir)

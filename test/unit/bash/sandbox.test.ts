@@ -30,6 +30,14 @@ describe("bwrap arguments", () => {
     expect(args.indexOf("--bind")).toBeGreaterThan(args.indexOf(`--ro-bind`, 3))
   })
 
+  it("leave /tmp unmasked (and read-only) when the workspace is /tmp or holds it", () => {
+    for (const cwd of ["/tmp", "/"]) {
+      const args = bwrapArgs({ mode: "read-only", cwd, readable: [cwd], writable: [] }, {})
+      expect(args.join(" "), cwd).not.toContain("--tmpfs /tmp")
+    }
+    expect(bwrapArgs({ mode: "read-only", cwd: "/tmp", readable: ["/tmp"], writable: [] }, {}).join(" ")).toContain("--tmpfs /run")
+  })
+
   it("point TMPDIR at the private /tmp when it named another directory", () => {
     const request = { mode: "read-only", cwd: "/", readable: [], writable: [] } as const
     expect(bwrapArgs(request, { TMPDIR: "/var/cache/tmp" }).join(" ")).toContain("--setenv TMPDIR /tmp")
