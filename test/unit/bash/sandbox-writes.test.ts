@@ -196,7 +196,7 @@ const bashIn = async (ws: Workspace, command: string, sandboxed: boolean): Promi
 const body = (text: string): string => text.slice(text.indexOf("\n") + 1)
 
 /** Lets the TCP listener count a connection that was made just before. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 30))
+const settle = () => new Promise((resolve) => setTimeout(resolve, 100))
 
 describe.skipIf(!usable)(`the OS sandbox stops every write of an auto-approved command${skipped}`, () => {
   it("holds at least 35 controls, each auto-approved as a read inside the workspace by the real classifier", async () => {
