@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { ApprovalPolicy } from "../src/approval/approval-policy.ts"
 import { BackgroundBash, type BackgroundBashShape } from "../src/bash/background-bash.ts"
+import { sandboxStartNote } from "../src/bash/sandbox-detect.ts"
 import { compactionDefaults } from "../src/config/schema.ts"
 import { Compactor, makeCompactor } from "../src/engine/compactor.ts"
 import { Conversation, type ConversationShape } from "../src/engine/conversation.ts"
@@ -117,6 +118,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     // A resumed session's system text is composed afresh from the current settings and prompts.
     const system = yield* resolver.compose(yield* conversation.document)
     yield* conversation.update((doc) => ({ ...doc, system }))
+    const sandboxNote = sandboxStartNote()
     const services = store.pipe(
       Context.add(Providers, providers),
       Context.add(PromptResolver, resolver),
@@ -132,7 +134,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       services,
       controls: makeSessionControls(),
       get notes() {
-        return resolver.notes()
+        return sandboxNote === undefined ? resolver.notes() : [...resolver.notes(), sandboxNote]
       },
       placeholders: resolver.placeholders,
       nameSession: titleOnce(providers, resolver, conversation),
