@@ -57,7 +57,7 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
     const spill = makeSpill(prepared.spillDir)
     return {
       catalog: (mode) => assembleCatalog(mode, tools, disabled),
-      context: Effect.map(deps.policy.fence, (fence) => ({ fence, sessionId: prepared.document.id, spill })),
+      context: Effect.map(deps.policy.fence, (fence) => ({ fence, sessionId: prepared.document.id, spill, spillDir: prepared.spillDir })),
       fileWriters: new Set(tools.filter((tool) => tool.writesThroughFence === true).map((tool) => tool.name))
     }
   })

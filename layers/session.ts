@@ -14,6 +14,7 @@ import { BackgroundBash, type BackgroundBashShape } from "../src/bash/background
 import { useHome } from "../src/bash/containment.ts"
 import { secretValues, shellEnvironment } from "../src/bash/shell-env.ts"
 import { installSecrets } from "../src/session/redact.ts"
+import { sandboxStartNote } from "../src/bash/sandbox-detect.ts"
 import { compactionDefaults } from "../src/config/schema.ts"
 import { Compactor, makeCompactor } from "../src/engine/compactor.ts"
 import { Conversation, type ConversationShape } from "../src/engine/conversation.ts"
@@ -123,6 +124,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     // A resumed session's system text is composed afresh from the current settings and prompts.
     const system = yield* resolver.compose(yield* conversation.document)
     yield* conversation.update((doc) => ({ ...doc, system }))
+    const sandboxNote = sandboxStartNote()
     const services = store.pipe(
       Context.add(Providers, providers),
       Context.add(PromptResolver, resolver),
@@ -138,7 +140,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       services,
       controls: makeSessionControls(),
       get notes() {
-        return resolver.notes()
+        return sandboxNote === undefined ? resolver.notes() : [...resolver.notes(), sandboxNote]
       },
       placeholders: resolver.placeholders,
       nameSession: titleOnce(providers, resolver, conversation),

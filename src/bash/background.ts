@@ -24,6 +24,7 @@ import {
 } from "./limits.ts"
 import { killLeftovers, killProcessTree, killProcessTrees } from "./process-tree.ts"
 import { RingBuffer } from "./ring-buffer.ts"
+import type { SandboxRequest } from "./sandbox.ts"
 import { spawnShell, type ShellExit } from "./spawn.ts"
 
 
@@ -87,13 +88,19 @@ export interface BackgroundBashShape {
   readonly bufferBytes: number
   readonly graceMs: number
   /** Starts a task and returns at once. Fails when `maxTasks` are running or the scope is closing. */
-  readonly start: (command: string, options: { readonly cwd: string }) => Effect.Effect<TaskInfo, BackgroundBashError>
+  readonly start: (command: string, options: StartOptions) => Effect.Effect<TaskInfo, BackgroundBashError>
   readonly status: (id: string) => Effect.Effect<TaskInfo, BackgroundBashError>
   /** Every task of the session, oldest first. */
   readonly list: Effect.Effect<ReadonlyArray<TaskInfo>>
   readonly logs: (id: string, request?: LogRequest) => Effect.Effect<LogSlice, BackgroundBashError>
   /** Kills the task's process tree (SIGTERM, SIGKILL after `graceMs`) and waits until it is dead. */
   readonly stop: (id: string) => Effect.Effect<TaskInfo, BackgroundBashError>
+}
+
+export interface StartOptions {
+  readonly cwd: string
+  /** See SpawnShellOptions.sandbox. */
+  readonly sandbox?: SandboxRequest | undefined
 }
 
 export interface BackgroundBashOptions {
@@ -245,7 +252,7 @@ export const makeBackgroundBash = (options: BackgroundBashOptions): Effect.Effec
       })
     )
 
-    const start = Effect.fn("BackgroundBash.start")(function* (command: string, startOptions: { readonly cwd: string }) {
+    const start = Effect.fn("BackgroundBash.start")(function* (command: string, startOptions: StartOptions) {
       if (closing) return yield* new BackgroundBashError({ message: "the session is closing; no new background task can start" })
       const active = running().length
       if (active >= maxTasks) {
@@ -258,6 +265,7 @@ export const makeBackgroundBash = (options: BackgroundBashOptions): Effect.Effec
         command,
         cwd: startOptions.cwd,
         onOutput: (chunk) => log.write(chunk),
+        sandbox: startOptions.sandbox,
         ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),
         ...(options.env === undefined ? {} : { env: options.env }),
         ...(options.shell === undefined ? {} : { shell: options.shell })

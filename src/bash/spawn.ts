@@ -17,6 +17,7 @@ import { DEFAULT_DRAIN_MS, defaultShell } from "./limits.ts"
 import { redactingSink } from "../session/redact.ts"
 import { prepareContainment, taggedEnvironment } from "./containment.ts"
 import { trackLeader } from "./process-tree.ts"
+import { sandboxedArgv, type SandboxRequest } from "./sandbox.ts"
 
 /** The shell could not be started (missing working directory, no shell, too many processes). */
 export class SpawnError extends Schema.TaggedError<SpawnError>()("SpawnError", {
@@ -43,6 +44,8 @@ export interface SpawnShellOptions {
    * write (they hold the pipes open). Default 200 ms.
    */
   readonly drainMs?: number
+  /** Run inside the OS sandbox (sandbox.ts) when one is available; without one, run as usual. */
+  readonly sandbox?: SandboxRequest | undefined
 }
 
 export interface ShellProcess {
@@ -66,7 +69,9 @@ export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProce
   Effect.zipRight(prepareContainment, Effect.async<ShellProcess, SpawnError>((resume) => {
     const shell = options.shell ?? defaultShell()
     const { env, tag } = taggedEnvironment(options.env ?? process.env)
-    const child = spawn(shell, ["-c", `exec 2>&1; ${options.command}`], {
+    const shellArgs = ["-c", `exec 2>&1; ${options.command}`]
+    const sandboxed = options.sandbox === undefined ? undefined : sandboxedArgv(options.sandbox, shell, shellArgs)
+    const child = spawn(sandboxed?.file ?? shell, sandboxed?.args ?? shellArgs, {
       cwd: options.cwd,
       env,
       detached: true,

@@ -14,7 +14,10 @@ import { conversationDigest } from "./conversation-digest.ts"
 import { Operator } from "./operator.ts"
 import { Renderer, type ApprovalEvent } from "./renderer.ts"
 
-export type Verdict = { readonly _tag: "Run"; readonly by: ApprovalEvent["by"] } | { readonly _tag: "Refuse"; readonly text: string }
+/** `sandbox`: the call runs in the OS sandbox (a read the policy let through unasked, or any call under plan approval). */
+export type Verdict =
+  | { readonly _tag: "Run"; readonly by: ApprovalEvent["by"]; readonly sandbox?: "read-only" | undefined }
+  | { readonly _tag: "Refuse"; readonly text: string }
 
 export interface AuthorizeSettings {
   readonly mode: Mode
@@ -35,7 +38,10 @@ export const authorize = (
     const report = (outcome: ApprovalEvent["outcome"], by: ApprovalEvent["by"]) =>
       renderer.approval({ callId: call.id, toolName: call.name, outcome, by, approvalMode: settings.approval, classification })
     const refuse = (by: ApprovalEvent["by"], text: string) => report("denied", by).pipe(Effect.as<Verdict>({ _tag: "Refuse", text }))
-    const run = (by: ApprovalEvent["by"]) => report("allowed", by).pipe(Effect.as<Verdict>({ _tag: "Run", by }))
+    const run = (by: ApprovalEvent["by"]) => {
+      const sandboxed = (by === "policy" && classification.authority === "read") || settings.approval === "plan"
+      return report("allowed", by).pipe(Effect.as<Verdict>({ _tag: "Run", by, sandbox: sandboxed ? "read-only" : undefined }))
+    }
 
     const request: PolicyRequest = {
       toolName: call.name,

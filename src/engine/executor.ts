@@ -87,8 +87,9 @@ export const executeToolCall = (
     if (verdict._tag === "Refuse") return failure(verdict.text)
     // The operator or the policy allowed exactly these paths for this call.
     const outside = classification.paths.filter((path) => path.scope === "outside").map((path) => ({ root: path.real, access: path.access }))
-    const granted = outside.length === 0 ? context : { ...context, fence: context.fence.withGrants(outside) }
-    const callContext = { ...granted, spill: (toolName: string, text: string) => granted.spill(toolName, redactText(text)) }
+    const fenced = outside.length === 0 ? context : { ...context, fence: context.fence.withGrants(outside) }
+    const sandboxed = verdict.sandbox === undefined ? fenced : { ...fenced, sandbox: verdict.sandbox }
+    const callContext = { ...sandboxed, spill: (toolName: string, text: string) => sandboxed.spill(toolName, redactText(text)) }
     return yield* tool.run(args, callContext).pipe(
       Effect.catchTags({ ToolError: (error) => Effect.succeed(failure(error.message)), FenceError: (error) => Effect.succeed(failure(error.message)) }),
       catchDefects(tool)

@@ -28,6 +28,13 @@ export interface ToolContext {
    * it (a directory the fence grants for reading).
    */
   readonly spill: (toolName: string, text: string) => Effect.Effect<string, ToolError>
+  /** The directory `spill` writes to; a sandboxed shell command may write there too. */
+  readonly spillDir?: string | undefined
+  /**
+   * Set by the executor when the approval policy let a read run unasked (or the approval mode is
+   * plan): shell tools then run the command in the OS sandbox (src/bash/sandbox.ts).
+   */
+  readonly sandbox?: "read-only" | undefined
 }
 
 /** What the model sees of a tool, and how the host classifies a call before anything runs. */
