@@ -41,6 +41,24 @@ const leakIn = (text: string, keys: ReadonlyArray<string>): string | undefined =
 
 const environ = "tr '\\0' '\\n' < /proc/$PPID/environ"
 
+/**
+ * A PATH without bwrap: an auto-approved read would otherwise run in the sandbox, whose own /proc
+ * hides Crystal's environment; here the redaction is what is tested.
+ */
+const pathWithoutBwrap = async (root: string): Promise<string> => {
+  const bin = path.join(root, "bin")
+  await fs.mkdir(bin, { recursive: true })
+  for (const dir of (process.env["PATH"] ?? "/usr/bin:/bin").split(path.delimiter).reverse()) {
+    const names = await fs.readdir(dir).catch(() => [])
+    for (const name of names) {
+      if (name === "bwrap") continue
+      await fs.rm(path.join(bin, name), { force: true })
+      await fs.symlink(path.join(dir, name), path.join(bin, name)).catch(() => undefined)
+    }
+  }
+  return bin
+}
+
 describe("secrets", () => {
   it("no planted key reaches a file under the home or the workspace, an export, or a request", async () => {
     const openai = key("sk-")
@@ -61,7 +79,13 @@ describe("secrets", () => {
       },
       bashTimeoutSeconds: 3
     })
-    const env = { OPENAI_API_KEY: openai, ANTHROPIC_API_KEY: anthropic, CORP_TOKEN: corp, LOCAL_API_KEY: local }
+    const env = {
+      OPENAI_API_KEY: openai,
+      ANTHROPIC_API_KEY: anthropic,
+      CORP_TOKEN: corp,
+      LOCAL_API_KEY: local,
+      PATH: await pathWithoutBwrap(path.join(path.dirname(sandbox.home), "tools"))
+    }
     const logWindows = [0, 5, 18, 30, 47, 60].map((offset) => ({ name: "bash_logs", arguments: { id: "bg1", offset, limit: 64 } }))
     fake.script([
       { toolCalls: [{ name: "bash", arguments: { command: `printenv; echo ---; env | grep -i -e key -e token; echo ---; ${environ}` } }] },
