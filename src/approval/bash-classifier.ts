@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import type { ToolError } from "../tools/tool.ts"
 import { analyzeCommandLine, type PathRef, type PrefixEntry, type Reason } from "./bash-analyze.ts"
 import { maxRisk, widestScope, type Classification, type Risk, type Scope, type TouchedPath } from "./classification.ts"
+import { repositoryRunsPrograms } from "./git-repo-config.ts"
 import { isWithin, realPathAllowingMissing, type Access, type LocatedPath, type PathFence } from "./path-fence.ts"
 
 export interface CommandClassifierOptions {
@@ -51,7 +52,9 @@ export const classifyCommand = (command: string, fence: PathFence, options: Comm
     const byKey = new Map(distinct.map((key, index) => [key, results[index]]))
     const located = keys.map((key) => (key === undefined ? undefined : byKey.get(key)))
     const guard = guardFor(home, fence.workspace, options.protectedDirs ?? [])
-    return conclude(shown, analysis.risk, analysis.authority, analysis.reasons, analysis.paths, located, analysis.prefixes, guard, fence.workspace)
+    const concluded = conclude(shown, analysis.risk, analysis.authority, analysis.reasons, analysis.paths, located, analysis.prefixes, guard, fence.workspace)
+    const withScope: Classification = analysis.outside ? { ...concluded, scope: "outside" } : concluded
+    return gitConfigCheck(withScope, analysis.gitReads, fence.workspace)
   })
 
 interface Guard {
@@ -256,6 +259,23 @@ const grantKeyOf = (prefixes: ReadonlyArray<PrefixEntry>, located: ReadonlyArray
   const keys = new Set(pool.map((entry) => entry.key))
   const [only, ...others] = [...keys]
   return others.length === 0 && only !== undefined ? `bash:${only}` : undefined
+}
+
+/**
+ * A git command judged read-only still runs programs when its repository's config says so
+ * (core.fsmonitor, a pager, a textconv driver, a hook): then it executes, and asks.
+ */
+const gitConfigCheck = (classification: Classification, dirs: ReadonlyArray<string | undefined>, workspace: string): Classification => {
+  if (dirs.length === 0 || classification.authority !== "read" || classification.risk === "forbidden") return classification
+  for (const dir of new Set(dirs)) {
+    const reason = dir === undefined ? "git runs in a directory only known at run time" : repositoryRunsPrograms(dir)
+    if (reason === undefined) continue
+    const risk = maxRisk(classification.risk, "medium")
+    const summary = classification.summary.endsWith(")") ? `${classification.summary.slice(0, -1)}; ${reason})` : `${classification.summary} (${reason})`
+    return { ...classification, risk, authority: "execute", summary: risk === classification.risk && risk !== "low" ? classification.summary : summary }
+  }
+  void workspace
+  return classification
 }
 
 const MAX_SHOWN = 160

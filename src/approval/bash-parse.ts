@@ -308,8 +308,9 @@ class Parser {
       if (this.src[this.pos] === "(") {
         this.pos++
         const sink: Sink = { parts: [], subs: [] }
+        const from = this.pos
         this.scanArithmetic(sink)
-        return this.compound("((", [], [{ parts: [{ kind: "dynamic", quoted: false }], raw: "((…))", subs: sink.subs }])
+        return this.compound("((", [], [{ parts: [{ kind: "dynamic", quoted: false }], raw: `((${this.src.slice(from, this.pos)}`, subs: sink.subs }])
       }
       const body = this.parseList(STOP_PAREN, NONE)
       this.expectOp(")")
@@ -455,8 +456,9 @@ class Parser {
       if (this.src[this.pos] !== "(") throw new ShellSyntaxError("expected '((' after 'for'")
       this.pos++
       const sink: Sink = { parts: [], subs: [] }
+      const from = this.pos
       this.scanArithmetic(sink)
-      words.push({ parts: [{ kind: "dynamic", quoted: false }], raw: "((…))", subs: sink.subs })
+      words.push({ parts: [{ kind: "dynamic", quoted: false }], raw: `((${this.src.slice(from, this.pos)}`, subs: sink.subs })
       const separator = this.peek()
       if (separator.t === "op" && separator.op === ";") this.next()
     } else {
