@@ -15,6 +15,7 @@ import type { ToolError } from "../tools/tool.ts"
 import { analyzeCommandLine, type PathRef, type PrefixEntry, type Reason } from "./bash-analyze.ts"
 import { maxRisk, widestScope, type Classification, type Risk, type Scope, type TouchedPath } from "./classification.ts"
 import { repositoryRunsPrograms } from "./git-repo-config.ts"
+import { protectedFileReason } from "./protected-files.ts"
 import { isWithin, realPathAllowingMissing, type Access, type LocatedPath, type PathFence } from "./path-fence.ts"
 
 export interface CommandClassifierOptions {
@@ -105,8 +106,6 @@ const SYSTEM_TOP = new Set([
   "home",
   "Users"
 ])
-/** Files git runs or obeys: writing them plants code for a later git command. */
-const GIT_HOOKS = /\/\.git\/(hooks(\/|$)|config$)/
 
 const TEMP_DIRS = new Set(["/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/private/var/folders"])
 
@@ -199,6 +198,7 @@ const conclude = (
     if (!reasons.some((reason) => reason.risk === level && reason.text === text)) reasons.push({ risk: level, text })
   }
   const scopes: Array<Scope> = []
+  let protectedWrite: string | undefined = undefined
   const touched = new Map<string, TouchedPath>()
   refs.forEach((ref, index) => {
     const location = located[index]
@@ -224,7 +224,11 @@ const conclude = (
       add("high", "deletes files broadly")
     }
     if (ref.role === "recursive-perm" && location.real === workspace) add("high", "changes permissions of the whole workspace")
-    if (ref.access === "write" && GIT_HOOKS.test(location.real)) add("high", "changes git hooks or configuration, which run code")
+    const planted = ref.access === "write" ? [location.real, ref.abs].map(protectedFileReason).find((reason) => reason !== undefined) : undefined
+    if (planted !== undefined) {
+      add("high", planted)
+      protectedWrite ??= planted
+    }
     scopes.push(location.scope)
     if (location.scope === "outside") add("high", ref.access === "write" ? `writes outside the workspace: ${location.display}` : `reads outside the workspace: ${location.display}`)
     const key = `${ref.access}\0${location.real}`
@@ -237,7 +241,8 @@ const conclude = (
     scope: widestScope(...scopes),
     summary: shownReasons.length === 0 ? `run \`${shown}\`` : `run \`${shown}\` (${shownReasons.join("; ")})`,
     paths: [...touched.values()],
-    grantKey: risk === "forbidden" ? undefined : grantKeyOf(prefixes, located)
+    grantKey: risk === "forbidden" ? undefined : grantKeyOf(prefixes, located),
+    protectedWrite
   }
 }
 

@@ -398,5 +398,9 @@ const gitConfig = (a: Analyzer, call: Call, rest: ReadonlyArray<Arg>): void => {
   if (file !== undefined) a.write(file)
   else if (parsed.has("--global")) a.write(a.home === undefined ? { ...literal("~/.gitconfig"), value: undefined } : literal(path.join(a.home, ".gitconfig")))
   else if (parsed.has("--system")) a.write(literal("/etc/gitconfig"))
-  else a.raise("medium", "write", "changes git configuration")
+  else {
+    a.raise("medium", "write", "changes git configuration")
+    // The repository's own config: a protected file (protected-files.ts), whichever directory git runs in.
+    a.write(literal(".git/config"), "plain", "changes git configuration")
+  }
 }
