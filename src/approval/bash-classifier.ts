@@ -26,13 +26,15 @@ export interface CommandClassifierOptions {
   readonly protectedDirs?: ReadonlyArray<string>
   /** What `~` and `$HOME` stand for; defaults to the current user's home directory. */
   readonly home?: string
+  /** The environment commands run with (which variables are exported); defaults to this process's. */
+  readonly environment?: Readonly<Record<string, string | undefined>>
 }
 
 export const classifyCommand = (command: string, fence: PathFence, options: CommandClassifierOptions = {}): Effect.Effect<Classification, ToolError> =>
   Effect.gen(function* () {
     const home = path.resolve(options.home ?? os.homedir())
     const shown = showCommand(command)
-    const analysis = analyzeCommandLine(command, { workspace: fence.workspace, home })
+    const analysis = analyzeCommandLine(command, { workspace: fence.workspace, home, environment: options.environment ?? process.env })
     if (analysis.kind === "unparseable") {
       return {
         risk: "high",

@@ -14,7 +14,7 @@ const DANGEROUS_GIT_KEY =
 const GIT_GLOBAL_FLAGS = new Set(["-C", "-c", "--no-pager", "-P", "--paginate", "-p", "--bare", "--no-replace-objects", "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks", "--no-advice", "--version", "--help", "--namespace", "--super-prefix"])
 
 /** Options of read subcommands that run a program, write a file or read outside the repository. */
-const GIT_UNSAFE_OPTION = /^--?(output|ext-diff|textconv|open-files-in-pager|O|exec|upload-pack|receive-pack|contents|no-index|filters|batch-command|run|tool|extcmd|config-env)(=|$)/
+const GIT_UNSAFE_OPTION = /^(-O|--?(output|ext-diff|textconv|open-files-in-pager|exec|upload-pack|receive-pack|contents|no-index|filters|batch-command|run|tool|extcmd|config-env|lost-found|write-tree|write)(=|$))/
 
 /** The subcommand's options, once its handler judged it read-only: the repository config is checked by the classifier. */
 const vetGitRead = (a: Analyzer, rest: ReadonlyArray<Arg>): void => {

@@ -26,6 +26,8 @@ interface OptionSpec {
   readonly stops: ReadonlySet<string>
   /** Only `--version` / `--help` style calls. */
   readonly versionOnly: boolean
+  /** Operands naming a file by path are refused (man renders them with troff, which can run programs). */
+  readonly noPaths: boolean
 }
 
 /**
@@ -56,12 +58,14 @@ const spec = (text: string): OptionSpec => {
     wrapper: tokens.includes("@"),
     noPlus: tokens.includes("!+"),
     stops,
-    versionOnly: tokens.includes("version")
+    versionOnly: tokens.includes("version"),
+    noPaths: tokens.includes("!/")
   }
 }
 
 const LESS = "-NSRrFXiIMmnEeGgJqQsuUwWKaBcCdfL~ -x= -b= -h= -j= -y= -z= -p= -P= -t= -T= # !+"
 const BAT = "-pnAP -l= -H= -r= -m= --plain --number --show-all --language= --line-range= --highlight-line= --style= --theme= --paging= --color= --wrap= --tabs= --terminal-width= --file-name= --decorations= --list-languages --list-themes --no-paging"
+const AWK = "-cSbnMrPsNO -F= -v= -e= --field-separator= --assign= --source= --posix --traditional --sandbox --characters-as-bytes --non-decimal-data --bignum --re-interval --csv --optimize --no-optimize"
 const SUMS = "-bctwz --binary --check --tag --text --zero --ignore-missing --quiet --status --strict --warn -a= -l= --length= --algorithm="
 
 const SPECS: Record<string, string> = {
@@ -81,7 +85,9 @@ const SPECS: Record<string, string> = {
   zcat: "-fqvlt -S= --force --quiet --verbose --list --test --suffix=", gzcat: "-fqv", bzcat: "-sqv", xzcat: "-qvT= --threads=", zstdcat: "-qv", lz4cat: "-qv",
   diff: "*", cmp: "*", comm: "*", join: "*", paste: "*", cut: "*", fold: "*", fmt: "*", expand: "*", unexpand: "*", column: "*", tsort: "*",
   diff3: "-AeExX3imaT -L= --label= --text --merge --strip-trailing-cr --initial-tab --easy-only --overlap-only --show-all --show-overlap",
-  strings: "*", od: "*", hexdump: "*", hd: "*", base64: "*", base32: "*", basenc: "*", xxd: "*",
+  strings: "*", od: "*", hexdump: "*", hd: "*", xxd: "*",
+  // BSD base64 writes with -o; only the GNU and BSD options that print are listed.
+  base64: "-dDi -w= -b= --decode --ignore-garbage --wrap=", base32: "-di -w= --decode --ignore-garbage --wrap=", basenc: "-di -w= --decode --ignore-garbage --wrap= --base64 --base64url --base32 --base32hex --base16 --base2msbf --base2lsbf --z85",
   lsattr: "*", getfacl: "*",
   nm: "-aABCDgloPnprsSuUvVjX -t= -f= --format= --defined-only --undefined-only --demangle --dynamic --extern-only --line-numbers --numeric-sort --portability --reverse-sort --size-sort --print-size --radix= --print-file-name",
   objdump: "-adDSthxfprRsCwlTgeGWFz -j= -M= -b= -m= --disassemble --disassemble= --disassemble-all --source --syms --dynamic-syms --headers --section-headers --all-headers --file-headers --private-headers --reloc --dynamic-reloc --full-contents --demangle --wide --line-numbers --section= --start-address= --stop-address= --no-show-raw-insn --disassembler-options= --insn-width=",
@@ -93,6 +99,8 @@ const SPECS: Record<string, string> = {
   echo: "*", printf: "*", pwd: "*", true: "*", false: "*", ":": "*", basename: "*", dirname: "*", expr: "*", seq: "*", yes: "*",
   sleep: "*", tr: "*", factor: "*", numfmt: "*", bc: "-lqsw --mathlib --quiet --standard --warn", dc: "", rs: "*", jot: "*", banner: "*", cal: "*", ncal: "*",
   jq: "*", gojq: "*", jaq: "*",
+  // Not -f/-E/-i (program files), -l (extensions), -o/-p/-d (write files), -D (debugger).
+  awk: AWK, gawk: AWK, mawk: AWK, nawk: AWK,
   yq: "-rePnCMjN -o= -p= -I= --output-format= --input-format= --indent= --prettyPrint --no-colors --colors --exit-status --null-input --no-doc --unwrapScalar --unwrapScalar= --expression= --front-matter=",
   sort: "-bdfgiMhnRrVcCsuzm -k= -t= -S= --key= --field-separator= --buffer-size= --parallel= --sort= --numeric-sort --reverse --unique --human-numeric-sort --version-sort --ignore-case --stable --check --check= --merge --zero-terminated --general-numeric-sort --month-sort --dictionary-order --ignore-leading-blanks --ignore-nonprinting --random-sort --debug",
   uniq: "-cdDuiz -f= -s= -w= --count --repeated --unique --ignore-case --zero-terminated --skip-fields= --skip-chars= --check-chars= --group --group= --all-repeated --all-repeated=",
@@ -119,9 +127,9 @@ const SPECS: Record<string, string> = {
   whatis: "*", apropos: "*", getent: "*", last: "*", sw_vers: "*", lsb_release: "*", uuidgen: "*",
   dmesg: "-TkuxLHwrde -l= -f= --ctime --kernel --userspace --decode --color --color= --human --follow --raw --level= --facility= --time-format= --since= --until= --nopager",
   journalctl: "-kbefxqr -u= -n= -p= -g= -o= -S= -U= -t= --unit= --lines= --priority= --grep= --output= --since= --until= --identifier= --boot --boot= --list-boots --no-pager --reverse --follow --catalog --quiet --utc --no-hostname --dmesg --system --user",
-  man: "-afkwW --whatis --apropos --where --path",
+  man: "-afkwW --whatis --apropos --where --path !/",
   info: "-kw --apropos= --where --all",
-  tput: "-T= -S -x", stty: "-a -g --all --save size", clear: "-x",
+  tput: "-T= -x", stty: "-a -g --all --save size", clear: "-x",
   // Shell builtins that only report or do nothing with effects outside the shell.
   jobs: "*", unset: "*", umask: "*", ulimit: "*", wait: "*", exit: "*", return: "*", shift: "*", break: "*", continue: "*", dirs: "*", times: "*",
   caller: "*", help: "*", disown: "*", fg: "*", bg: "*", unalias: "*", alias: "*", cd: "-LPe@", chdir: "-LPe@", pushd: "-n", popd: "-n", kill: "-lL --list",
@@ -169,7 +177,7 @@ const specFor = (name: string): OptionSpec | undefined => {
 }
 
 /** Programs whose handler reads their whole argument list itself and applies the allowlist there. */
-const SELF_VETTED = new Set(["git", "find", "gfind", "sed", "gsed", "awk", "gawk", "mawk", "nawk"])
+const SELF_VETTED = new Set(["git", "find", "gfind", "sed", "gsed"])
 
 const VERSION_WORDS = new Set(["--version", "-v", "-V", "--help", "-h", "-version", "-VV", "version", "help"])
 
@@ -183,7 +191,10 @@ export const vetReadOnlyCall = (a: Analyzer, call: Call): void => {
   const subcommands = SUBCOMMANDS[call.base]
   const sub = call.args[0]?.value
   if (subcommands !== undefined && sub !== undefined && subcommands[sub] !== undefined) {
-    const problem = optionProblem(spec(subcommands[sub] ?? ""), call.args.slice(1))
+    const key = `${call.base} ${sub}`
+    let subSpec = SPEC_CACHE.get(key)
+    if (subSpec === undefined) SPEC_CACHE.set(key, (subSpec = spec(subcommands[sub] ?? "")))
+    const problem = optionProblem(subSpec, call.args.slice(1))
     if (problem !== undefined) refuse(a, `${call.base} ${sub}: ${problem}`)
     return
   }
@@ -210,6 +221,7 @@ export const optionProblem = (found: OptionSpec, args: ReadonlyArray<Arg>): stri
       if (v === "--") return undefined
       if (v === "-" || !v.startsWith("-")) {
         if (found.noPlus && v.startsWith("+")) return `the operand ${v} is a command`
+        if (found.noPaths && v.includes("/")) return `the operand ${v} is a file it would render`
         if (found.wrapper) return undefined
         continue
       }
@@ -416,6 +428,12 @@ const BUILTINS: Record<string, Vet> = {
   set: setBuiltin,
   shopt: shoptBuiltin,
   getopts: getoptsBuiltin,
+  tput: (a, call) => {
+    const problem = optionProblem(spec("-T= -x"), call.args)
+    if (problem !== undefined) refuse(a, `tput: ${problem}`)
+    // init and reset may run the terminal description's initialization program.
+    if (call.args.some((arg) => arg.value === undefined || arg.value === "init" || arg.value === "reset")) refuse(a, "tput init and reset may run a program")
+  },
   compgen: refuseAll("compgen expands and runs completion code"),
   complete: refuseAll("complete registers code to run"),
   compopt: refuseAll("compopt changes completion"),
