@@ -812,7 +812,7 @@ class Parser {
     const src = this.src
     const n = src[this.pos + 1]
     if (n === "(") {
-      if (src[this.pos + 2] === "(") {
+      if (src[this.pos + 2] === "(" && this.arithmeticCloses(this.pos + 3)) {
         this.pos += 3
         this.scanArithmetic(sink)
       } else {
@@ -955,6 +955,24 @@ class Parser {
     }
     sink.subs.push({ kind: "command", script: new Parser(text, 0, this.depth + 1).parseScript() })
     sink.parts.push({ kind: "dynamic", quoted })
+  }
+
+  /**
+   * Whether the text after `$((` is an arithmetic expansion: bash reads `$((cmd) …)` as a command
+   * substitution of a subshell when no `))` closes the arithmetic.
+   */
+  private arithmeticCloses(from: number): boolean {
+    const saved = this.pos
+    this.pos = from
+    try {
+      this.scanArithmetic({ parts: [], subs: [] })
+      return true
+    } catch (error) {
+      if (error instanceof ShellSyntaxError) return false
+      throw error
+    } finally {
+      this.pos = saved
+    }
   }
 
   /** After `$((` or `((`: up to and including the closing `))`, collecting substitutions inside. */
