@@ -848,6 +848,26 @@ class Parser {
       else sink.parts.push({ kind: "dynamic", quoted })
       return
     }
+    if (n === "[") {
+      // `$[expr]`: bash's old spelling of `$((expr))`.
+      // Substitutions inside are collected (and analyzed) like those of `$((…))`.
+      const inner: Sink = { parts: [], subs: sink.subs }
+      let depth = 0
+      this.pos += 2
+      for (;;) {
+        const c = src[this.pos]
+        if (c === undefined) throw new ShellSyntaxError("unterminated '$['")
+        if (c === "]" && depth === 0) break
+        if (c === "[") depth++
+        if (c === "]") depth--
+        if (c === "$") this.scanDollar(inner, true)
+        else if (c === "`") this.scanBackticks(inner, true)
+        else this.pos++
+      }
+      this.pos++
+      sink.parts.push({ kind: "dynamic", quoted })
+      return
+    }
     if (n === "'" && !quoted) {
       this.pos += 2
       pushLit(sink, this.scanAnsiC(), true)

@@ -386,7 +386,9 @@ const substitutions = [
   "git log $(touch /tmp/crystal-pwn)",
   "echo \"$(echo \"$(touch /tmp/crystal-pwn)\")\"",
   "ls > $(touch /tmp/crystal-pwn)",
-  "echo $(( $(head -1 notes.md) ))"
+  "echo $(( $(head -1 notes.md) ))",
+  "echo $[ $(touch /tmp/crystal-pwn) ]",
+  "echo \"$[`touch /tmp/crystal-pwn`]\""
 ]
 
 /** Nested repositories of the fixture whose .git/config (or hooks) make a read run a program. */
