@@ -7,7 +7,8 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import { writeStderr } from "../src/cli/output.ts"
+import { writeStderr } from "../src/terminal/output.ts"
+import { ExitCode, signalExitCode } from "./exit-code.ts"
 
 interface BunUnsafe {
   readonly unsafe?: { readonly setJITPolicy?: (scale: number) => void }
@@ -23,7 +24,6 @@ export const startupComplete = (): void => {
   bun?.unsafe?.setJITPolicy?.(1)
 }
 
-const signalExitCode = (signal: NodeJS.Signals): number => (signal === "SIGTERM" ? 143 : 130)
 
 export const runMain = (program: Effect.Effect<number>): void => {
   const fiber = Effect.runFork(program)
@@ -42,6 +42,6 @@ export const runMain = (program: Effect.Effect<number>): void => {
       writeStderr(`crystal: internal error\n${Cause.pretty(exit.cause)}\n`)
       process.exit(70)
     }
-    process.exit(received === undefined ? 130 : signalExitCode(received))
+    process.exit(received === undefined ? ExitCode.interrupted : signalExitCode(received))
   })
 }

@@ -20,18 +20,21 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as path from "node:path"
 import { startSession, type Session } from "./session.ts"
-import { prepareSession, type PreparedSession } from "../src/cli/prepare.ts"
-import { realDirectory, typedPath } from "../src/files/directories.ts"
-import type { SessionFlags } from "../src/cli/flags.ts"
-import { ConfigError } from "../src/config/errors.ts"
+import { prepareSession, type PreparedSession, type PrepareError } from "./prepare.ts"
+import { realDirectory, typedPath, type DirectoryError } from "../src/files/directories.ts"
+import type { SessionRequest } from "./prepare.ts"
+import { CommandRefused } from "../src/engine/errors.ts"
+import type { SessionLocked } from "../src/session/lock.ts"
 import { Conversation } from "../src/engine/conversation.ts"
 import type { OperatorShape } from "../src/engine/operator.ts"
 import type { RendererShape } from "../src/engine/renderer.ts"
-import { makeModelClient } from "../src/providers/registry.ts"
 import type { SessionDocument } from "../src/session/document.ts"
 import type { ExportResult } from "../src/session/export.ts"
 import { lockHolder } from "../src/session/lock.ts"
 import type { SessionError, SessionListing } from "../src/session/store.ts"
+
+/** What a switch can fail with; the session in use goes on. */
+export type HostError = PrepareError | SessionLocked | CommandRefused
 import { recentWorkspaces, type RecentWorkspace } from "../src/session/workspaces.ts"
 
 export interface ActiveSession {
@@ -43,25 +46,25 @@ export interface SessionHostShape {
   /** The session turns run in now; read it again after every switch. */
   readonly current: () => ActiveSession
   /** /clear: a new, empty session with the same workspace, model, mode and approval; the old one stays on disk. */
-  readonly clear: Effect.Effect<ActiveSession, ConfigError | SessionError>
+  readonly clear: Effect.Effect<ActiveSession, HostError>
   /** /resume ID: continue a saved session (id or unique prefix) in this process. */
-  readonly resume: (idOrPrefix: string) => Effect.Effect<ActiveSession, ConfigError | SessionError>
+  readonly resume: (idOrPrefix: string) => Effect.Effect<ActiveSession, HostError>
   /** /fork: a copy of the current session under a new id naming its parent; the conversation goes on in the copy. */
-  readonly fork: Effect.Effect<ActiveSession, ConfigError | SessionError>
+  readonly fork: Effect.Effect<ActiveSession, HostError>
   /** /export [FILE]: the current session as one JSON file (default: <workspace>/crystal-session-ID.json). */
   readonly exportTo: (file?: string) => Effect.Effect<ExportResult, SessionError>
   /** What /resume offers: the saved sessions of the current workspace, newest first. */
   readonly list: Effect.Effect<SessionListing, SessionError>
   /** /cd DIR: the same session (id, transcript, model, mode, approval, grants) goes on in DIR. */
-  readonly changeWorkspace: (dir: string) => Effect.Effect<ActiveSession, ConfigError | SessionError>
+  readonly changeWorkspace: (dir: string) => Effect.Effect<ActiveSession, HostError>
   /** /space DIR: a new, empty session in DIR with the current model, mode and approval. */
-  readonly newSessionIn: (dir: string) => Effect.Effect<ActiveSession, ConfigError | SessionError>
+  readonly newSessionIn: (dir: string) => Effect.Effect<ActiveSession, HostError>
   /** What /space offers: the workspaces of saved sessions, newest first. */
   readonly workspaces: Effect.Effect<ReadonlyArray<RecentWorkspace>, SessionError>
 }
 
 export interface SessionHostOptions {
-  readonly flags: SessionFlags
+  readonly flags: SessionRequest
   readonly env: Readonly<Record<string, string | undefined>>
   readonly renderer: RendererShape
   readonly operator: OperatorShape
@@ -71,16 +74,15 @@ interface Running extends ActiveSession {
   readonly scope: Scope.CloseableScope
 }
 
-const fail = (message: string) => Effect.fail(new ConfigError({ message }))
+const fail = (message: string) => Effect.fail(new CommandRefused({ message }))
 
 /** The host and its first session; closing the enclosing scope ends whichever session is current. */
-export const openSessionHost = (first: PreparedSession, options: SessionHostOptions): Effect.Effect<SessionHostShape, ConfigError, Scope.Scope> =>
+export const openSessionHost = (first: PreparedSession, options: SessionHostOptions): Effect.Effect<SessionHostShape, SessionLocked, Scope.Scope> =>
   Effect.gen(function* () {
-    const start = (prepared: PreparedSession): Effect.Effect<Running, ConfigError> =>
+    const start = (prepared: PreparedSession): Effect.Effect<Running, SessionLocked> =>
       Effect.gen(function* () {
-        const client = yield* makeModelClient(prepared.model, options.env)
         const scope = yield* Scope.make()
-        const session = yield* startSession(prepared, client, options.renderer, options.operator).pipe(
+        const session = yield* startSession(prepared, options).pipe(
           Scope.extend(scope),
           Effect.onError(() => Scope.close(scope, Exit.void))
         )
@@ -93,7 +95,7 @@ export const openSessionHost = (first: PreparedSession, options: SessionHostOpti
     const conversation = () => Context.get(active.session.services, Conversation)
 
     /** The current document with everything saved on disk; refused while a turn runs. */
-    const settled = (command: string): Effect.Effect<SessionDocument, ConfigError | SessionError> =>
+    const settled = (command: string): Effect.Effect<SessionDocument, HostError> =>
       Effect.gen(function* () {
         if (yield* conversation().turnRunning) return yield* fail(`${command}: wait for the turn to finish (or cancel it) first`)
         yield* conversation().flush
@@ -102,7 +104,7 @@ export const openSessionHost = (first: PreparedSession, options: SessionHostOpti
 
     const switchTo = (
       command: string,
-      prepare: (before: SessionDocument) => Effect.Effect<PreparedSession, ConfigError | SessionError>,
+      prepare: (before: SessionDocument) => Effect.Effect<PreparedSession, HostError | DirectoryError>,
       sameSession = false
     ) =>
       Effect.gen(function* () {
@@ -146,7 +148,7 @@ export const openSessionHost = (first: PreparedSession, options: SessionHostOpti
       )
 
     /** DIR as typed after /cd or /space: relative to the current workspace, `~` for the home directory. */
-    const inWorkspace = (command: string, from: string, dir: string) =>
+    const inWorkspace = (command: string, from: string, dir: string): Effect.Effect<string, DirectoryError | CommandRefused> =>
       dir.trim() === ""
         ? fail(`${command}: which directory?`)
         : realDirectory(typedPath(from, dir), `${command}:`)
@@ -157,7 +159,7 @@ export const openSessionHost = (first: PreparedSession, options: SessionHostOpti
       resume: (idOrPrefix) =>
         switchTo("/resume", () =>
           active.prepared.store.load(idOrPrefix).pipe(
-            Effect.mapError((error) => new ConfigError({ message: `/resume: ${error.message}` })),
+            Effect.mapError((error) => new CommandRefused({ message: `/resume: ${error.message}` })),
             Effect.flatMap((doc) => prepareResume(doc.id, active.prepared.document.workspace))
           )
         ),

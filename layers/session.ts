@@ -1,49 +1,54 @@
 /**
- * The services of one session, composed once here and provided once by the command that runs it.
- * Built as a Context rather than a Layer graph: Layer construction costs ~10 ms of cold start in
- * the compiled binary, and these services have no dependencies worth a graph.
+ * The composition root of one session: the card's services (Providers, PromptResolver,
+ * ApprovalPolicy, BackgroundBash; MediaStore and PluginLoader join here when they land) and the
+ * engine's own (Conversation, Toolbox, Compactor), made in the session's scope and handed to the
+ * engine as one Context. Each service is made by the same `make` its static `layer` wraps; the
+ * graph is written out by hand because building ~8 layers costs ~10 ms of cold start in the
+ * compiled binary and these services depend on each other in one fixed order (docs/architecture.md).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type { BackgroundBashShape } from "../src/bash/background.ts"
-import { makePathFence, type PathFence } from "../src/approval/path-fence.ts"
-import type { PreparedSession } from "../src/cli/prepare.ts"
-import { ActiveModel } from "../src/engine/active-model.ts"
-import { assembleCatalog } from "../src/engine/catalog.ts"
-import { Conversation } from "../src/engine/conversation.ts"
+import { ApprovalPolicy } from "../src/approval/approval-policy.ts"
+import { BackgroundBash, type BackgroundBashShape } from "../src/bash/background-bash.ts"
+import { sandboxStartNote } from "../src/bash/sandbox-detect.ts"
+import { compactionDefaults } from "../src/config/schema.ts"
+import { Compactor, makeCompactor } from "../src/engine/compactor.ts"
+import { Conversation, type ConversationShape } from "../src/engine/conversation.ts"
 import { Operator, type OperatorShape } from "../src/engine/operator.ts"
 import { Renderer, type RendererShape } from "../src/engine/renderer.ts"
+import { makeReviewer } from "../src/engine/reviewer.ts"
 import { makeSessionControls, type SessionControls } from "../src/engine/session-controls.ts"
-import { Toolbox, type ToolboxShape } from "../src/engine/toolbox.ts"
-import { makeReviewer, Reviewer } from "../src/engine/reviewer.ts"
 import { nameSession, needsTitle } from "../src/engine/titler.ts"
-import { Compactor, makeCompactor } from "../src/engine/compactor.ts"
-import { bindPlaceholders } from "../src/prompts/placeholders.ts"
-import { composePrompt } from "../src/prompts/compose.ts"
-import { resolvePrompt } from "../src/prompts/resolver.ts"
-import { makePlaceholderRegistry, type PlaceholderRegistry } from "../src/prompts/placeholder-registry.ts"
-import { promptSources } from "../src/prompts/selection.ts"
-import { readInstructions } from "../src/prompts/instructions.ts"
-import { hostValues } from "../src/prompts/values.ts"
-import { checkCredentials, resolveModel } from "../src/providers/catalog.ts"
-import type { ModelClientShape } from "../src/providers/model-client.ts"
-import { makeModelClient } from "../src/providers/registry.ts"
-import type { AccessGrant, SessionDocument } from "../src/session/document.ts"
-import { acquireSessionLock } from "../src/session/lock.ts"
+import { Toolbox } from "../src/engine/toolbox.ts"
+import { PromptResolver, type PromptResolverShape, type SidePrompts } from "../src/prompts/prompt-resolver.ts"
+import type { PlaceholderRegistry } from "../src/prompts/placeholder-registry.ts"
+import { Providers, type ProvidersShape } from "../src/providers/providers.ts"
+import type { SessionDocument } from "../src/session/document.ts"
+import { acquireSessionLock, SessionLocked } from "../src/session/lock.ts"
 import { SessionStore } from "../src/session/store.ts"
-import { ConfigError } from "../src/config/errors.ts"
-import { compactionDefaults } from "../src/config/schema.ts"
-import { builtinTools } from "../src/tools/builtin.ts"
-import { makeSpill } from "../src/tools/spill.ts"
-import { skillsListing } from "../src/skills/discover.ts"
-import { sessionBashTools } from "../src/tools/bash-session.ts"
-import { makeQuestionTool } from "../src/tools/question-tool.ts"
-import { makeSkillTool } from "../src/tools/skill-tool.ts"
-import { makeTodoTools } from "../src/tools/todo-tools.ts"
-import type { Tool } from "../src/tools/tool.ts"
+import { bashSettings } from "../src/tools/bash-session.ts"
+import { makeSessionToolbox } from "./session-tools.ts"
+import type { PreparedSession } from "./prepare.ts"
 
-export type SessionServices = ActiveModel | Renderer | Operator | Toolbox | Conversation | SessionStore | Compactor
+export type SessionServices =
+  | Providers
+  | PromptResolver
+  | ApprovalPolicy
+  | BackgroundBash
+  | Conversation
+  | SessionStore
+  | Toolbox
+  | Compactor
+  | Renderer
+  | Operator
+
+/** What the process gives every session it starts: its environment, and where events and questions go. */
+export interface SessionHostContext {
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly renderer: RendererShape
+  readonly operator: OperatorShape
+}
 
 export interface Session {
   readonly services: Context.Context<SessionServices>
@@ -61,169 +66,93 @@ export interface Session {
   readonly runningTasks: Effect.Effect<number>
 }
 
+/** One crystal process per session, for as long as the scope is open. */
+const lockSession = (prepared: PreparedSession) =>
+  Effect.acquireRelease(
+    Effect.suspend(() => {
+      const lock = acquireSessionLock(prepared.store.dir, prepared.document.id)
+      return lock._tag === "Locked" ? Effect.succeed(lock) : Effect.fail(new SessionLocked({ id: prepared.document.id, pid: lock.pid }))
+    }),
+    (lock) => Effect.sync(lock.release)
+  )
+
+/** A side request's prompts for the document as it is when the request is made. */
+const sidePrompts = (conversation: ConversationShape, prompts: (doc: SessionDocument) => Effect.Effect<SidePrompts>) =>
+  Effect.flatMap(conversation.document, prompts)
+
+const makeApprovalPolicy = (prepared: PreparedSession, providers: ProvidersShape, resolver: PromptResolverShape, conversation: ConversationShape) =>
+  ApprovalPolicy.make({
+    workspace: prepared.document.workspace,
+    fixed: [
+      { dir: prepared.spillDir, access: "read" },
+      // Skills live in their folders, which the model reads after loading one.
+      ...prepared.skills.map((skill) => ({ dir: skill.dir, access: "read" as const }))
+    ],
+    grants: prepared.document.access ?? [],
+    reviewer: makeReviewer({ activeModel: providers, prompts: sidePrompts(conversation, resolver.review) })
+  })
+
+const makeSessionCompactor = (prepared: PreparedSession, providers: ProvidersShape, resolver: PromptResolverShape, conversation: ConversationShape) =>
+  makeCompactor({
+    settings: {
+      auto: prepared.config.compaction?.auto ?? compactionDefaults.auto,
+      threshold: prepared.config.compaction?.threshold ?? compactionDefaults.threshold,
+      keepRecentTokens: prepared.config.compaction?.keepRecentTokens ?? compactionDefaults.keepRecentTokens
+    },
+    activeModel: providers,
+    prompts: sidePrompts(conversation, resolver.compaction)
+  })
+
 /** The session's services; the conversation flushes to disk and its processes die when the enclosing scope closes. */
-export const startSession = (
-  prepared: PreparedSession,
-  client: ModelClientShape,
-  renderer: RendererShape,
-  operator: OperatorShape
-): Effect.Effect<Session, ConfigError, Scope.Scope> =>
+export const startSession = (prepared: PreparedSession, host: SessionHostContext): Effect.Effect<Session, SessionLocked, Scope.Scope> =>
   Effect.gen(function* () {
-    const workspace = prepared.document.workspace
-    const fenceFor = (grants: ReadonlyArray<AccessGrant>): PathFence =>
-      makePathFence(workspace, [
-        { dir: prepared.spillDir, access: "read" },
-        // Skills live in their folders, which the model reads after loading one.
-        ...prepared.skills.map((skill) => ({ dir: skill.dir, access: "read" as const })),
-        ...grants.map((grant) => ({ dir: grant.dir, access: grant.access }))
-      ])
-    yield* Effect.acquireRelease(
-      Effect.sync(() => acquireSessionLock(prepared.store.dir, prepared.document.id)).pipe(
-        Effect.flatMap((lock) =>
-          lock._tag === "Locked"
-            ? Effect.succeed(lock)
-            : Effect.fail(
-                new ConfigError({
-                  message: `session ${prepared.document.id} is open in another crystal process (pid ${lock.pid}); close it there first, or start a new session`
-                })
-              )
-        )
-      ),
-      (lock) => Effect.sync(lock.release)
-    )
+    yield* lockSession(prepared)
     const store = Context.make(SessionStore, prepared.store)
     const conversation = yield* Conversation.make(prepared.document).pipe(Effect.provide(store))
-    const { todowrite, todoread } = makeTodoTools({
-      get: Effect.map(conversation.document, (doc) => doc.todos ?? []),
-      set: (todos) => conversation.update((doc) => ({ ...doc, todos })).pipe(Effect.zipRight(conversation.save))
-    })
-    let background: BackgroundBashShape | undefined
-    const bashTools = yield* sessionBashTools(
-      prepared.config,
-      yield* Effect.scope,
-      (command, context) =>
-        // The classifier loads with the first shell call; Crystal's home (config, sessions) is off limits to commands.
-        Effect.promise(() => import("../src/approval/bash-classifier.ts")).pipe(
-          Effect.flatMap((classifier) => classifier.classifyCommand(command, context.fence, { protectedDirs: [prepared.paths.home] }))
-        ),
-      (service) => {
-        background = service
-      }
-    )
-    const sessionTools = [
-      todowrite,
-      todoread,
-      makeQuestionTool(operator),
-      ...(prepared.skills.length > 0 ? [makeSkillTool(prepared.skills)] : []),
-      ...bashTools
-    ]
-    const tools = new Map<string, Tool>([...builtinTools, ...sessionTools].map((tool) => [tool.name, tool]))
-    const disabled = new Set(prepared.disabledTools)
-    let fence = fenceFor(prepared.document.access ?? [])
-    const spill = makeSpill(prepared.spillDir)
-    const toolbox: ToolboxShape = {
-      catalog: (mode) => assembleCatalog(mode, tools, disabled),
-      context: () => ({ fence, sessionId: prepared.document.id, spill }),
-      setFence: (next) => {
-        fence = next
-      },
-      sessionGrants: new Set()
-    }
-    const sources = () => promptSources(prepared.paths, prepared.prompts)
-    const placeholders = makePlaceholderRegistry()
-    let notes: ReadonlyArray<string> = []
-    /**
-     * Host placeholder values for `doc`. Work and Plan get the workspace's instructions and the
-     * skills; side requests (reviewer, compaction, title) never do, and the reviewer and compaction
-     * have their own {{mode}}.
-     */
-    const valuesFor = (doc: SessionDocument, side?: { readonly mode: "review" | "compaction" | undefined }) => {
-      const values = hostValues({
-        workspace,
-        mode: doc.mode,
-        approval: doc.approval,
-        model: doc.model,
-        sessionId: doc.id,
-        disabledTools: prepared.disabledTools,
-        access: doc.access ?? [],
-        instructions: side === undefined ? readInstructions(workspace) : [],
-        skills: side === undefined ? skillsListing(prepared.skills) : "",
-        now: new Date()
-      })
-      return placeholders.withHostValues(side?.mode === undefined ? values : new Map([...values, ["mode", side.mode]]))
-    }
-    const compose = (doc: SessionDocument): string => {
-      const { locations, attachments, notes: found } = sources()
-      const composed = composePrompt(doc.mode, valuesFor(doc), locations, attachments)
-      notes = [...found, ...composed.notes]
-      return composed.text
-    }
+    const providers = yield* Providers.make({ config: prepared.config, configFile: prepared.paths.configFile, env: host.env, initial: prepared.model })
+    const resolver = PromptResolver.make({ paths: prepared.paths, selection: prepared.prompts, skills: prepared.skills, disabledTools: prepared.disabledTools })
+    const policy = yield* makeApprovalPolicy(prepared, providers, resolver, conversation)
+    const bash = bashSettings(prepared.config)
+    const background = yield* BackgroundBash.make({ ...bash, timeoutSeconds: bash.backgroundTimeoutSeconds })
+    const toolbox = yield* makeSessionToolbox(prepared, { bash, conversation, policy, background, operator: host.operator })
     // A resumed session's system text is composed afresh from the current settings and prompts.
-    yield* conversation.update((doc) => ({ ...doc, system: compose(doc) }))
-    const activeModel = ActiveModel.holding({ entry: prepared.model, client })
-    const sideValues = (mode?: "review" | "compaction") => valuesFor(Effect.runSync(conversation.document), { mode })
-    const reviewer = makeReviewer({
-      activeModel,
-      prompts: () => {
-        const { locations, attachments } = sources().reviewer
-        const hostValues = sideValues("review")
-        return {
-          system: composePrompt("review", hostValues, locations, attachments).text,
-          userTemplate: resolvePrompt("review.user", locations).text,
-          hostValues
-        }
-      }
-    })
-    let titleTried = false
-    const compactor = makeCompactor({
-      settings: {
-        auto: prepared.config.compaction?.auto ?? compactionDefaults.auto,
-        threshold: prepared.config.compaction?.threshold ?? compactionDefaults.threshold,
-        keepRecentTokens: prepared.config.compaction?.keepRecentTokens ?? compactionDefaults.keepRecentTokens
-      },
-      activeModel,
-      prompts: () => {
-        const { locations } = sources()
-        const hostValues = sideValues("compaction")
-        return {
-          system: bindPlaceholders(resolvePrompt("compaction.system", locations).text, hostValues),
-          userTemplate: resolvePrompt("compaction.user", locations).text,
-          hostValues
-        }
-      }
-    })
+    const system = yield* resolver.compose(yield* conversation.document)
+    yield* conversation.update((doc) => ({ ...doc, system }))
+    const sandboxNote = sandboxStartNote()
+    const services = store.pipe(
+      Context.add(Providers, providers),
+      Context.add(PromptResolver, resolver),
+      Context.add(ApprovalPolicy, policy),
+      Context.add(BackgroundBash, background),
+      Context.add(Conversation, conversation),
+      Context.add(Toolbox, toolbox),
+      Context.add(Compactor, makeSessionCompactor(prepared, providers, resolver, conversation)),
+      Context.add(Renderer, host.renderer),
+      Context.add(Operator, host.operator)
+    )
     return {
-      nameSession: (timeoutMs) =>
-        Effect.gen(function* () {
-          if (titleTried || !needsTitle(yield* conversation.document)) return undefined
-          titleTried = true
-          return yield* nameSession({ activeModel, template: () => resolvePrompt("topic", sources().locations).text, hostValues: () => sideValues(), timeoutMs })
-        }).pipe(Effect.provideService(Conversation, conversation)),
-      services: store.pipe(
-        Context.add(ActiveModel, activeModel),
-        Context.add(Reviewer, reviewer),
-        Context.add(Compactor, compactor),
-        Context.add(Renderer, renderer),
-        Context.add(Operator, operator),
-        Context.add(Toolbox, toolbox),
-        Context.add(Conversation, conversation)
-      ),
-      controls: makeSessionControls({
-        compose,
-        fenceFor,
-        resolveModel: (ref) =>
-          resolveModel({ requested: { ref, source: "/model" }, config: prepared.config, configFile: prepared.paths.configFile, env: process.env }).pipe(
-            Effect.flatMap((entry) => checkCredentials(entry, process.env))
-          ),
-        makeClient: (entry) => makeModelClient(entry, process.env),
-        prompts: { paths: prepared.paths, selection: prepared.prompts }
-      }),
+      services,
+      controls: makeSessionControls(),
       get notes() {
-        return notes
+        return sandboxNote === undefined ? resolver.notes() : [...resolver.notes(), sandboxNote]
       },
-      placeholders,
-      runningTasks: Effect.suspend(() =>
-        background === undefined ? Effect.succeed(0) : Effect.map(background.list, (tasks) => tasks.filter((task) => task.state.status === "running").length)
-      )
+      placeholders: resolver.placeholders,
+      nameSession: titleOnce(providers, resolver, conversation),
+      runningTasks: runningTasks(background)
     }
   })
+
+/** The titler, tried once per session in this process. */
+const titleOnce = (providers: ProvidersShape, resolver: PromptResolverShape, conversation: ConversationShape) => {
+  let tried = false
+  return (timeoutMs?: number) =>
+    Effect.gen(function* () {
+      if (tried || !needsTitle(yield* conversation.document)) return undefined
+      tried = true
+      return yield* nameSession({ activeModel: providers, prompts: sidePrompts(conversation, resolver.topic), timeoutMs })
+    }).pipe(Effect.provideService(Conversation, conversation))
+}
+
+const runningTasks = (background: BackgroundBashShape): Effect.Effect<number> =>
+  Effect.map(background.list, (tasks) => tasks.filter((task) => task.state.status === "running").length)
+

@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import { editorKey, emptyEditor, type EditorState } from "../../src/tui/editor-state.ts"
 import { layoutEditor } from "../../src/tui/editor-view.ts"
 import { decodeKeys } from "../../src/tui/keys.ts"
-import { makePalette } from "../../src/tui/palette.ts"
+import { loadPalette } from "../../src/terminal/colors.ts"
 import { Screen } from "../../src/tui/screen.ts"
 import { statusLine } from "../../src/tui/status-line.ts"
 import type { Terminal } from "../../src/tui/terminal.ts"
@@ -64,7 +64,7 @@ const fakeTerminal: Terminal = {
   restore: () => {}
 }
 
-const palette = makePalette(true)
+const palette = await loadPalette(true)
 const status = statusLine(
   { mode: "work", approval: "default", model: "local/test-model", promptSet: "default", contextUsed: 12_345, contextWindow: 200_000, runningTasks: 0 },
   79

@@ -74,13 +74,14 @@ if (process.argv[2] === "--child") {
   await import("../../src/tools/builtin.ts")
   const workers = process.argv[4] === "" || process.argv[4] === undefined ? undefined : Number(process.argv[4])
   const started = performance.now()
-  const { resetSearchIndexes, withSearchIndex } = await import("../../src/tools/search-index.ts")
-  if (workers !== undefined) resetSearchIndexes({ workers })
+  const { SearchIndexCache } = await import("../../src/tools/search-cache.ts")
+  const { withSearchIndex } = await import("../../src/tools/search-index.ts")
+  const cache = new SearchIndexCache(workers === undefined ? {} : { workers })
   const { rankFiles } = await import("../../src/tools/search.ts")
   const { parseQuery } = await import("../../src/tools/search-tokenize.ts")
   // The first search of a session: the index is built (and kept) by the same call the tool makes.
   let index: SearchIndex | undefined
-  await withSearchIndex(tree, (built) => {
+  await withSearchIndex(cache, tree, (built) => {
     index = built
   })
   const coldMs = performance.now() - started
@@ -92,7 +93,7 @@ if (process.argv[2] === "--child") {
     await index?.refresh()
     refreshMs.push(performance.now() - t0)
     const t1 = performance.now()
-    const result = await withSearchIndex(tree, (current) => rankFiles(current, parseQuery(query).stems, "", 10))
+    const result = await withSearchIndex(cache, tree, (current) => rankFiles(current, parseQuery(query).stems, "", 10))
     // The timed query is the tool's whole path: refresh, rank, rerank (the refresh above only splits it out).
     queryMs.push(performance.now() - t1)
     top.push(`${query} → ${result.hits[0]?.rel ?? "(none)"}`)

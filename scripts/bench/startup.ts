@@ -5,7 +5,9 @@
  *   - `crystal --version`: wall time to exit, and peak RSS;
  *   - `crystal run`: wall time until its first request reaches a local fake LLM server, and the
  *     peak RSS of the whole run.
- * Usage: npm run build && bun scripts/bench/startup.ts [--runs N]
+ * With `--baseline PATH`, another crystal binary (an earlier commit's build) is measured in the
+ * same interleaved runs, and the change is printed against it.
+ * Usage: npm run build && bun scripts/bench/startup.ts [--runs N] [--baseline PATH]
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -16,6 +18,9 @@ import { compileEmptyProgram, crystalBinary, median, ms, peakRss, ratio, require
 
 const runsFlag = process.argv.indexOf("--runs")
 const runs = runsFlag > 0 ? Number(process.argv[runsFlag + 1]) : 30
+const baselineFlag = process.argv.indexOf("--baseline")
+const baseline = baselineFlag > 0 ? path.resolve(process.argv[baselineFlag + 1] ?? "") : undefined
+if (baseline !== undefined && !fs.existsSync(baseline)) throw new Error(`--baseline: ${baseline} does not exist`)
 const warmup = 3
 
 requireCrystalBinary()
@@ -36,11 +41,11 @@ const env = { ...process.env, CRYSTAL_HOME: home, NO_COLOR: "1" } as Record<stri
 const runArgv = [crystalBinary, "run", "say ok"]
 
 /** Spawn → the fake server has the request in hand. The child then finishes its turn. */
-const timeFirstRequest = async (): Promise<number> => {
+const timeFirstRequest = async (binary = crystalBinary): Promise<number> => {
   fake.script([{ text: "ok" }])
   const seen = fake.requests.length
   const started = preciseNow()
-  const child = Bun.spawn(runArgv, { cwd: workspace, env, stdout: "ignore", stderr: "ignore", stdin: "ignore" })
+  const child = Bun.spawn([binary, ...runArgv.slice(1)], { cwd: workspace, env, stdout: "ignore", stderr: "ignore", stdin: "ignore" })
   const request = await fake.waitForRequest(seen + 1, { timeoutMs: 10_000 })
   const code = await child.exited
   if (code !== 0) throw new Error(`crystal run exited with ${code}`)
@@ -48,14 +53,21 @@ const timeFirstRequest = async (): Promise<number> => {
 }
 
 const times = { empty: [] as Array<number>, version: [] as Array<number>, run: [] as Array<number> }
+const baseTimes = { version: [] as Array<number>, run: [] as Array<number> }
 for (let i = 0; i < warmup + runs; i++) {
   const e = await timeProcess([empty])
   const v = await timeProcess([crystalBinary, "--version"])
   const r = await timeFirstRequest()
+  const bv = baseline === undefined ? undefined : await timeProcess([baseline, "--version"])
+  const br = baseline === undefined ? undefined : await timeFirstRequest(baseline)
   if (i < warmup) continue
   times.empty.push(e)
   times.version.push(v)
   times.run.push(r)
+  if (bv !== undefined && br !== undefined) {
+    baseTimes.version.push(bv)
+    baseTimes.run.push(br)
+  }
 }
 const rss = { empty: [] as Array<number>, version: [] as Array<number>, run: [] as Array<number> }
 for (let i = 0; i < 5; i++) {
@@ -81,3 +93,10 @@ console.log(`startup: ${runs} interleaved runs each (medians), ${os.cpus().lengt
 console.log(`  empty Bun binary             ${ms(t.empty).padStart(9)}            peak RSS ${rssText(m.empty)}`)
 console.log(`  crystal --version            ${ms(t.version).padStart(9)}  ${ratio(t.version, t.empty).padStart(6)} empty  peak RSS ${rssText(m.version)}`)
 console.log(`  crystal run → first request  ${ms(t.run).padStart(9)}  ${ratio(t.run, t.empty).padStart(6)} empty  peak RSS ${rssText(m.run)} (whole run)`)
+if (baseline !== undefined) {
+  const b = { version: median(baseTimes.version), run: median(baseTimes.run) }
+  const change = (now: number, before: number) => `${now >= before ? "+" : ""}${(((now - before) / before) * 100).toFixed(1)}%`
+  console.log(`  baseline ${path.relative(process.cwd(), baseline)}:`)
+  console.log(`    --version                  ${ms(b.version).padStart(9)}  this build ${change(t.version, b.version)}`)
+  console.log(`    run → first request        ${ms(b.run).padStart(9)}  this build ${change(t.run, b.run)}`)
+}

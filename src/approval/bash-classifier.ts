@@ -11,12 +11,11 @@
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import type { ToolError } from "../tools/tool.ts"
 import { analyzeCommandLine, type PathRef, type PrefixEntry, type Reason } from "./bash-analyze.ts"
 import { maxRisk, widestScope, type Classification, type Risk, type Scope, type TouchedPath } from "./classification.ts"
 import { repositoryRunsPrograms } from "./git-repo-config.ts"
 import { protectedFileReason } from "./protected-files.ts"
-import { isWithin, realPathAllowingMissing, type Access, type LocatedPath, type PathFence } from "./path-fence.ts"
+import { isWithin, realPathAllowingMissing, type Access, type FenceError, type LocatedPath, type PathFence } from "./path-fence.ts"
 
 export interface CommandClassifierOptions {
   /**
@@ -30,7 +29,7 @@ export interface CommandClassifierOptions {
   readonly environment?: Readonly<Record<string, string | undefined>>
 }
 
-export const classifyCommand = (command: string, fence: PathFence, options: CommandClassifierOptions = {}): Effect.Effect<Classification, ToolError> =>
+export const classifyCommand = (command: string, fence: PathFence, options: CommandClassifierOptions = {}): Effect.Effect<Classification, FenceError> =>
   Effect.gen(function* () {
     const home = path.resolve(options.home ?? os.homedir())
     const shown = showCommand(command)

@@ -1,7 +1,6 @@
 import * as Effect from "effect/Effect"
-import type { ToolContext, ToolError } from "../tools/tool.ts"
 import { widestScope, type Authority, type Classification, type Risk } from "./classification.ts"
-import type { Access } from "./path-fence.ts"
+import type { Access, FenceError, PathFence } from "./path-fence.ts"
 import { protectedFileReason } from "./protected-files.ts"
 
 /**
@@ -12,10 +11,10 @@ export const classifyPaths = (
   toolName: string,
   access: Access,
   inputs: ReadonlyArray<string>,
-  context: ToolContext,
+  context: { readonly fence: PathFence },
   /** What the call does, when its paths alone do not say it (a pattern, for example). */
   detail?: string
-): Effect.Effect<Classification, ToolError> =>
+): Effect.Effect<Classification, FenceError> =>
   Effect.gen(function* () {
     const located = yield* Effect.forEach(inputs, (input) => context.fence.locate(input, access))
     const scope = widestScope(...located.map((path) => path.scope))

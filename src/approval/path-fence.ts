@@ -6,10 +6,15 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { ToolError } from "../tools/tool.ts"
+import * as Schema from "effect/Schema"
 import type { Scope } from "./classification.ts"
 
 export type Access = "read" | "write"
+
+/** A path that cannot be resolved, or that lies where the call may not go; the message is for the model. */
+export class FenceError extends Schema.TaggedError<FenceError>()("FenceError", {
+  message: Schema.String
+}) {}
 
 export interface Grant {
   /** Real path of the granted directory. */
@@ -32,9 +37,9 @@ export interface PathFence {
   readonly workspace: string
   readonly grants: ReadonlyArray<Grant>
   /** The real path, refused unless the workspace or a grant allows `access` there. Tools use this. */
-  readonly resolve: (input: string, access: Access) => Effect.Effect<FencedPath, ToolError>
+  readonly resolve: (input: string, access: Access) => Effect.Effect<FencedPath, FenceError>
   /** The real path and where it lies, refusing nothing. Classification uses this. */
-  readonly locate: (input: string, access: Access) => Effect.Effect<LocatedPath, ToolError>
+  readonly locate: (input: string, access: Access) => Effect.Effect<LocatedPath, FenceError>
   readonly display: (real: string) => string
   /** The same fence with more grants, e.g. the paths of a call the operator approved. */
   readonly withGrants: (extra: ReadonlyArray<Grant>) => PathFence
@@ -87,14 +92,14 @@ const readLinkOrUndefined = (file: string): string | undefined => {
 const expandHome = (input: string): string =>
   input === "~" ? os.homedir() : input.startsWith("~/") ? path.join(os.homedir(), input.slice(2)) : input
 
-const resolveInput = (workspace: string, input: string): Effect.Effect<{ absolute: string; real: string }, ToolError> =>
+const resolveInput = (workspace: string, input: string): Effect.Effect<{ absolute: string; real: string }, FenceError> =>
   Effect.try({
     try: () => {
       if (input.includes("\0")) throw new Error("the path contains a NUL byte")
       const absolute = path.resolve(workspace, expandHome(input))
       return { absolute, real: realPathAllowingMissing(absolute) }
     },
-    catch: (error) => new ToolError({ message: `cannot resolve path '${input}': ${error instanceof Error ? error.message : String(error)}` })
+    catch: (error) => new FenceError({ message: `cannot resolve path '${input}': ${error instanceof Error ? error.message : String(error)}` })
   })
 
 const fenceFrom = (realWorkspace: string, realGrants: ReadonlyArray<Grant>): PathFence => {
@@ -109,16 +114,16 @@ const fenceFrom = (realWorkspace: string, realGrants: ReadonlyArray<Grant>): Pat
   const scopeOf = (real: string, access: Access): Scope =>
     isWithin(realWorkspace, real) ? "workspace" : allows(real, access) ? "granted" : "outside"
 
-  const locate = (input: string, access: Access): Effect.Effect<LocatedPath, ToolError> =>
+  const locate = (input: string, access: Access): Effect.Effect<LocatedPath, FenceError> =>
     Effect.map(resolveInput(realWorkspace, input), ({ real }) => ({ real, display: display(real), scope: scopeOf(real, access) }))
 
-  const resolve = (input: string, access: Access): Effect.Effect<FencedPath, ToolError> =>
+  const resolve = (input: string, access: Access): Effect.Effect<FencedPath, FenceError> =>
     Effect.flatMap(resolveInput(realWorkspace, input), ({ absolute, real }) => {
       if (allows(real, access)) return Effect.succeed({ real, display: display(real) })
       const via = real === absolute ? "" : ` (through a symbolic link it resolves to ${real})`
       const where = access === "read" ? "readable directories" : "writable directories"
       return Effect.fail(
-        new ToolError({
+        new FenceError({
           message: `'${input}' is outside the workspace ${realWorkspace} and the ${where} granted to this session${via}; ${access} refused`
         })
       )

@@ -8,11 +8,9 @@
  * (bash_stop, scope close) kills the tree in its finalizer. Output goes into a ring buffer per task,
  * read by stream offset.
  */
-import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -26,6 +24,7 @@ import {
 } from "./limits.ts"
 import { killLeftovers, killProcessTree, killProcessTrees } from "./process-tree.ts"
 import { RingBuffer } from "./ring-buffer.ts"
+import type { SandboxRequest } from "./sandbox.ts"
 import { spawnShell, type ShellExit } from "./spawn.ts"
 
 
@@ -89,13 +88,19 @@ export interface BackgroundBashShape {
   readonly bufferBytes: number
   readonly graceMs: number
   /** Starts a task and returns at once. Fails when `maxTasks` are running or the scope is closing. */
-  readonly start: (command: string, options: { readonly cwd: string }) => Effect.Effect<TaskInfo, BackgroundBashError>
+  readonly start: (command: string, options: StartOptions) => Effect.Effect<TaskInfo, BackgroundBashError>
   readonly status: (id: string) => Effect.Effect<TaskInfo, BackgroundBashError>
   /** Every task of the session, oldest first. */
   readonly list: Effect.Effect<ReadonlyArray<TaskInfo>>
   readonly logs: (id: string, request?: LogRequest) => Effect.Effect<LogSlice, BackgroundBashError>
   /** Kills the task's process tree (SIGTERM, SIGKILL after `graceMs`) and waits until it is dead. */
   readonly stop: (id: string) => Effect.Effect<TaskInfo, BackgroundBashError>
+}
+
+export interface StartOptions {
+  readonly cwd: string
+  /** See SpawnShellOptions.sandbox. */
+  readonly sandbox?: SandboxRequest | undefined
 }
 
 export interface BackgroundBashOptions {
@@ -247,7 +252,7 @@ export const makeBackgroundBash = (options: BackgroundBashOptions): Effect.Effec
       })
     )
 
-    const start = Effect.fn("BackgroundBash.start")(function* (command: string, startOptions: { readonly cwd: string }) {
+    const start = Effect.fn("BackgroundBash.start")(function* (command: string, startOptions: StartOptions) {
       if (closing) return yield* new BackgroundBashError({ message: "the session is closing; no new background task can start" })
       const active = running().length
       if (active >= maxTasks) {
@@ -260,6 +265,7 @@ export const makeBackgroundBash = (options: BackgroundBashOptions): Effect.Effec
         command,
         cwd: startOptions.cwd,
         onOutput: (chunk) => log.write(chunk),
+        sandbox: startOptions.sandbox,
         ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),
         ...(options.env === undefined ? {} : { env: options.env }),
         ...(options.shell === undefined ? {} : { shell: options.shell })
@@ -331,9 +337,3 @@ export const makeBackgroundBash = (options: BackgroundBashOptions): Effect.Effec
       stop
     } satisfies BackgroundBashShape
   })
-
-/** The session's background tasks. */
-export class BackgroundBash extends Context.Tag("crystal/BackgroundBash")<BackgroundBash, BackgroundBashShape>() {
-  /** The live service in the layer's scope (the session's, when provided to a session). */
-  static readonly layer = (options: BackgroundBashOptions): Layer.Layer<BackgroundBash> => Layer.scoped(BackgroundBash, makeBackgroundBash(options))
-}

@@ -9,6 +9,7 @@ import { DEFAULT_GRACE_MS, drainWaitMs } from "./limits.ts"
 import * as Option from "effect/Option"
 import { killLeftovers, killProcessTree } from "./process-tree.ts"
 import { incompleteTail, leadingContinuations, RingBuffer } from "./ring-buffer.ts"
+import type { SandboxRequest } from "./sandbox.ts"
 import { spawnShell, type ShellExit, type SpawnError } from "./spawn.ts"
 
 export const DEFAULT_CAPTURE_BYTES = 8 * 1024 * 1024
@@ -92,6 +93,8 @@ export interface ForegroundOptions {
   readonly captureBytes?: number
   /** See SpawnShellOptions.drainMs. */
   readonly drainMs?: number
+  /** See SpawnShellOptions.sandbox. */
+  readonly sandbox?: SandboxRequest | undefined
 }
 
 const outcomeOf = (exit: ShellExit): ForegroundOutcome =>
@@ -113,6 +116,7 @@ export const runForeground = (options: ForegroundOptions): Effect.Effect<Foregro
         command: options.command,
         cwd: options.cwd,
         onOutput: capture.write,
+        sandbox: options.sandbox,
         ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),
         ...(options.env === undefined ? {} : { env: options.env }),
         ...(options.shell === undefined ? {} : { shell: options.shell })

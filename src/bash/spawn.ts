@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { DEFAULT_DRAIN_MS, defaultShell } from "./limits.ts"
 import { trackLeader } from "./process-tree.ts"
+import { sandboxedArgv, type SandboxRequest } from "./sandbox.ts"
 
 /** The shell could not be started (missing working directory, no shell, too many processes). */
 export class SpawnError extends Schema.TaggedError<SpawnError>()("SpawnError", {
@@ -41,6 +42,8 @@ export interface SpawnShellOptions {
    * write (they hold the pipes open). Default 200 ms.
    */
   readonly drainMs?: number
+  /** Run inside the OS sandbox (sandbox.ts) when one is available; without one, run as usual. */
+  readonly sandbox?: SandboxRequest | undefined
 }
 
 export interface ShellProcess {
@@ -63,7 +66,9 @@ export interface ShellProcess {
 export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProcess, SpawnError> =>
   Effect.async<ShellProcess, SpawnError>((resume) => {
     const shell = options.shell ?? defaultShell()
-    const child = spawn(shell, ["-c", `exec 2>&1; ${options.command}`], {
+    const shellArgs = ["-c", `exec 2>&1; ${options.command}`]
+    const sandboxed = options.sandbox === undefined ? undefined : sandboxedArgv(options.sandbox, shell, shellArgs)
+    const child = spawn(sandboxed?.file ?? shell, sandboxed?.args ?? shellArgs, {
       cwd: options.cwd,
       env: options.env ?? process.env,
       detached: true,

@@ -8,10 +8,10 @@ import { makeCrystalPaths } from "../config/paths.ts"
 import { makeSessionStore } from "../session/store.ts"
 import { recentWorkspaces } from "../session/workspaces.ts"
 import type { SessionFlags } from "./flags.ts"
-import { writeStderr } from "./output.ts"
+import { writeStderr } from "../terminal/output.ts"
 import { realDirectory } from "../files/directories.ts"
-import { prepareSession } from "./prepare.ts"
-import { ExitCode } from "./run-command.ts"
+import { prepareSession } from "../../layers/prepare.ts"
+import { ExitCode, exitCode } from "../../layers/exit-code.ts"
 
 const chatIn = (flags: SessionFlags, cwd: string) =>
   Effect.gen(function* () {
@@ -28,7 +28,7 @@ const reported = <E extends { readonly _tag: string; readonly message: string }>
     Effect.catchAll((error) =>
       Effect.sync(() => {
         writeStderr(`crystal: ${error.message}\n`)
-        return error._tag === "ConfigError" ? ExitCode.usage : ExitCode.failure
+        return exitCode(error)
       })
     )
   )

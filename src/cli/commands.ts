@@ -7,9 +7,10 @@ import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { captureCliErrors, reportCliError } from "./cli-errors.ts"
 import { runInvocation } from "./entry.ts"
 import type { Invocation } from "./flags.ts"
-import { ExitCode } from "./run-command.ts"
+import { ExitCode } from "../../layers/exit-code.ts"
 import { sessionOptions, toSessionFlags } from "./session-options.ts"
 import { sessionsCommand } from "./sessions-command.ts"
 import { promptAttachmentsCommand } from "./prompt-attachments-command.ts"
@@ -47,10 +48,13 @@ export const runFullCli = (argv: ReadonlyArray<string>, version: string): Effect
   const tree = commandTree(runInvocation, (code) => {
     exitCode = code
   })
-  return Command.run(tree, { name: "Crystal", version })(["crystal", "crystal", ...argv]).pipe(
+  // @effect/cli's validation errors are captured and printed as one line (cli-errors.ts).
+  return captureCliErrors(Command.run(tree, { name: "Crystal", version })(["crystal", "crystal", ...argv])).pipe(
     Effect.provide(NodeContext.layer),
-    Effect.map(() => exitCode),
-    // @effect/cli has already printed the validation error with its usage.
-    Effect.catchAll(() => Effect.succeed(ExitCode.usage))
+    Effect.map(([succeeded, captured]) => {
+      if (succeeded) return exitCode
+      reportCliError(argv, captured)
+      return ExitCode.usage
+    })
   )
 }

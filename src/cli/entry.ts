@@ -1,10 +1,13 @@
 import * as Effect from "effect/Effect"
 import { runMain } from "../../layers/runtime.ts"
+import { reportArgsProblem } from "./cli-errors.ts"
 import { parseFast } from "./fast-args.ts"
+import { checkSessionArgs } from "./flag-check.ts"
 import type { Invocation } from "./flags.ts"
 import { isTerminal } from "./prompt-input.ts"
-import { writeStderr } from "./output.ts"
-import { ExitCode, runCommand } from "./run-command.ts"
+import { writeStderr } from "../terminal/output.ts"
+import { ExitCode } from "../../layers/exit-code.ts"
+import { runCommand } from "./run-command.ts"
 
 /** Runs what the command line asks for; the exit code comes back as the effect's value. */
 export const runInvocation = (invocation: Invocation): Effect.Effect<number> => {
@@ -30,6 +33,11 @@ export const main = (argv: ReadonlyArray<string>, version: string): void => {
   if (fast !== undefined) {
     runMain(runInvocation(fast))
     return
+  }
+  const problem = checkSessionArgs(argv)
+  if (problem !== undefined) {
+    reportArgsProblem(problem)
+    process.exit(ExitCode.usage)
   }
   void import("./commands.ts").then((commands) => runMain(commands.runFullCli(argv, version)))
 }

@@ -3,24 +3,12 @@
  * the start-up fast path (fast-args.ts) are both built from this table, and a parity test holds
  * them to the same results.
  */
-import type { ApprovalMode } from "../approval/policy.ts"
-import type { Mode } from "../session/document.ts"
+import type { SessionRequest } from "../../layers/prepare.ts"
 
 export type OutputFormat = "text" | "json"
 
-export interface SessionFlags {
-  readonly model: string | undefined
-  readonly mode: Mode | undefined
-  readonly approval: ApprovalMode | undefined
-  readonly disableTool: ReadonlyArray<string>
-  /** A prompt set for this process (even a disabled one; "default" = the built-in prompts). */
-  readonly promptSet: string | undefined
-  readonly promptAttachments: "on" | "off"
-  /** Attachments added for this process, as given (duplicates are dropped at start-up). */
-  readonly promptAttachment: ReadonlyArray<string>
+export interface SessionFlags extends SessionRequest {
   readonly format: OutputFormat
-  readonly resume: string | undefined
-  readonly continue: boolean
 }
 
 export interface FlagSpec {

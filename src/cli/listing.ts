@@ -2,6 +2,7 @@
  * What the listing commands (`crystal sessions`, `promptsets`, `prompt-attachments`) share: the
  * --format and --home options, tables or tab-separated lines, one-line failures with exit code 1.
  */
+import { ExitCode, exitCode } from "../../layers/exit-code.ts"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Options from "@effect/cli/Options"
@@ -9,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { resolveHome } from "../config/paths.ts"
 import type { PromptFile } from "../prompts/manifest.ts"
-import { writeStderr, writeStdout } from "./output.ts"
+import { writeStderr, writeStdout } from "../terminal/output.ts"
 
 export type ListFormat = "table" | "text"
 
@@ -65,10 +66,10 @@ export const isDirectory = (dir: string): boolean => {
   }
 }
 
-/** Runs a handler: exit code 0; a failure's one line on stderr with 1; a UsageError's with 2. */
+/** Runs a handler: exit code 0; a failure's one line on stderr with its exitCode; a UsageError's with 2. */
 export const handle =
   (setExitCode: (code: number) => void) =>
-  <E extends { readonly message: string }, R>(body: () => Effect.Effect<void, E, R>): Effect.Effect<void, never, R> => {
+  <E extends { readonly _tag: string; readonly message: string }, R>(body: () => Effect.Effect<void, E, R>): Effect.Effect<void, never, R> => {
     const report = (message: string, code: number) =>
       Effect.sync(() => {
         writeStderr(`crystal: ${message}\n`)
@@ -76,8 +77,8 @@ export const handle =
       })
     return Effect.suspend(body).pipe(
       Effect.zipRight(Effect.sync(() => setExitCode(0))),
-      Effect.catchAll((error) => report(error.message, 1)),
-      Effect.catchAllDefect((defect) => (defect instanceof UsageError ? report(defect.message, 2) : Effect.die(defect)))
+      Effect.catchAll((error) => report(error.message, exitCode(error))),
+      Effect.catchAllDefect((defect) => (defect instanceof UsageError ? report(defect.message, ExitCode.usage) : Effect.die(defect)))
     )
   }
 

@@ -32,7 +32,7 @@ import {
   UsageError,
   yesNo
 } from "./listing.ts"
-import { writeStderr, writeStdout } from "./output.ts"
+import { writeStderr, writeStdout } from "../terminal/output.ts"
 
 const workspaceOption = Options.text("workspace").pipe(
   Options.withDescription("The workspace whose .crystal/prompt-attachments to use (default: the current directory)"),

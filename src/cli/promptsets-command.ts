@@ -12,7 +12,7 @@ import { PromptChangeError } from "../prompts/manifest.ts"
 import { promptNames } from "../prompts/names.ts"
 import { defaultPromptSetName, disablePromptSet, enablePromptSet, listPromptSets, type PromptSetRow } from "../prompts/sets.ts"
 import { fileCell, formatOption, handle, homeFrom, homeOption, printFields, printNotes, printRows, yesNo } from "./listing.ts"
-import { writeStdout } from "./output.ts"
+import { writeStdout } from "../terminal/output.ts"
 
 const nameArg = Args.text({ name: "NAME" }).pipe(Args.withDescription(`A prompt set (its directory name), or "${defaultPromptSetName}"`))
 

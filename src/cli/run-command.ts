@@ -2,19 +2,17 @@
 import * as Effect from "effect/Effect"
 import { headlessOperator } from "../../layers/headless.ts"
 import { startupComplete } from "../../layers/runtime.ts"
+import { ExitCode, exitCode } from "../../layers/exit-code.ts"
 import { startSession } from "../../layers/session.ts"
 import { ConfigError } from "../config/errors.ts"
 import type { RendererShape } from "../engine/renderer.ts"
 import { runTurn } from "../engine/turn.ts"
-import { makeModelClient } from "../providers/registry.ts"
 import type { OutputFormat, SessionFlags } from "./flags.ts"
-import { prepareSession } from "./prepare.ts"
+import { prepareSession } from "../../layers/prepare.ts"
 import { isTerminal, readStdin } from "./prompt-input.ts"
 import { jsonRenderer } from "./render/json.ts"
+import { colorWanted, loadPalette } from "../terminal/colors.ts"
 import { makeTextRenderer } from "./render/text.ts"
-import { colorWanted, makeStyle } from "./style.ts"
-
-export const ExitCode = { ok: 0, failure: 1, usage: 2 } as const
 
 /** Runs `action` once, when the model's first output reaches the renderer: the end of start-up. */
 const onFirstOutput = (view: RendererShape, action: () => void): RendererShape => {
@@ -40,9 +38,10 @@ const onFirstOutput = (view: RendererShape, action: () => void): RendererShape =
 const rendererFor = (format: OutputFormat): Effect.Effect<RendererShape> =>
   (format === "json"
     ? Effect.succeed(jsonRenderer)
-    : Effect.promise(() => Promise.all([isTerminal(1), isTerminal(2)])).pipe(
-        Effect.map(([stdout, stderr]) => makeTextRenderer(makeStyle(colorWanted(stderr)), { stdout, stderr }))
-      )
+    : Effect.promise(async () => {
+        const [stdout, stderr] = await Promise.all([isTerminal(1), isTerminal(2)])
+        return makeTextRenderer(await loadPalette(colorWanted(stderr)), { stdout, stderr })
+      })
   ).pipe(Effect.map((view) => onFirstOutput(view, startupComplete)))
 
 const promptText = (prompt: string | undefined) =>
@@ -65,8 +64,7 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
     const program = Effect.gen(function* () {
       const text = yield* promptText(prompt)
       const prepared = yield* prepareSession(flags, process.cwd(), process.env)
-      const client = yield* makeModelClient(prepared.model, process.env)
-      const session = yield* startSession(prepared, client, view, headlessOperator)
+      const session = yield* startSession(prepared, { env: process.env, renderer: view, operator: headlessOperator })
       yield* view.sessionStarted({
         id: prepared.document.id,
         model: prepared.model.ref,
@@ -74,7 +72,7 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
         resumed: prepared.resumed
       })
       for (const note of [...prepared.notes, ...session.notes]) yield* view.note(note)
-      const outcome = yield* runTurn(text, { maxSteps: prepared.maxSteps }).pipe(
+      const outcome = yield* runTurn(text, { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }).pipe(
         Effect.provide(session.services),
         Effect.onInterrupt(() => view.failed("interrupted; the session keeps what was complete"))
       )
@@ -88,7 +86,7 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
     return yield* program.pipe(
       Effect.scoped,
       Effect.catchAll((error) =>
-        view.failed(error.message).pipe(Effect.as(error._tag === "ConfigError" ? ExitCode.usage : ExitCode.failure))
+        view.failed(error.message).pipe(Effect.as(exitCode(error)))
       )
     )
   })

@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import type { SessionDocument } from "../session/document.ts"
 import { buildExport, defaultExportFile, exportSession } from "../session/export.ts"
 import { makeSessionStore, type SessionSummary } from "../session/store.ts"
-import { writeStderr, writeStdout } from "./output.ts"
+import { writeStderr, writeStdout } from "../terminal/output.ts"
 import { formatOption, handle, homeFrom, homeOption, isDirectory, printFields, printRows, UsageError } from "./listing.ts"
 
 const homeDir = (home: Option.Option<string>): Effect.Effect<string> => Effect.sync(() => homeFrom(home))

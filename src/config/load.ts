@@ -1,11 +1,12 @@
 import * as fs from "node:fs"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { writeFileAtomic } from "../files/atomic.ts"
+import { jsonTextTooDeep } from "../files/json-depth.ts"
 import { ConfigError } from "./errors.ts"
 import { locateJsonSyntaxError } from "./json-syntax.ts"
+import { describeParseError } from "./parse-errors.ts"
 import { Config, configDefaults, legacyKeys } from "./schema.ts"
 
 export interface LoadedConfig {
@@ -17,35 +18,13 @@ export interface LoadedConfig {
 
 const decodeConfig = Schema.decodeUnknownEither(Config, { errors: "all" })
 
-export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
-  path.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join("")
-
-/** Issues grouped per field: a union's alternatives become one "expected A or B" line. */
-export const describeParseError = (error: ParseResult.ParseError): ReadonlyArray<string> => {
-  const groups = new Map<string, { path: ReadonlyArray<PropertyKey>; expected: Array<string>; actual?: string; other: Array<string> }>()
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const key = formatPath(issue.path)
-    const group = groups.get(key) ?? { path: issue.path, expected: [], other: [] }
-    groups.set(key, group)
-    const typeMismatch = /^Expected (.*), actual (.*)$/s.exec(issue.message)
-    if (issue._tag === "Type" && typeMismatch !== null) {
-      // Optional fields add an "Expected undefined" alternative that only confuses.
-      if (typeMismatch[1] !== "undefined") group.expected.push(typeMismatch[1] ?? "")
-      group.actual = typeMismatch[2] ?? ""
-    } else {
-      group.other.push(issue.message)
-    }
-  }
-  // A group left with no alternatives held only the "undefined" of an optional parent whose real problem is nested.
-  const useful = [...groups.entries()].filter(([, group]) => group.expected.length > 0 || group.other.length > 0)
-  return useful.map(([key, group]) => {
-    const message =
-      group.other[0] ?? `expected ${group.expected.join(" or ")}, got ${group.actual ?? "something else"}`
-    return key === "" ? message : `${key}: ${message}`
-  })
-}
+/** Far deeper than any config.json; a file past it is refused before anything walks it recursively. */
+const maxConfigDepth = 64
 
 export const parseConfigText = (file: string, text: string): Either.Either<LoadedConfig, ConfigError> => {
+  if (jsonTextTooDeep(text, maxConfigDepth)) {
+    return Either.left(new ConfigError({ message: `${file}: nests deeper than ${maxConfigDepth} levels; not a Crystal config` }))
+  }
   let json: unknown
   try {
     json = JSON.parse(text)

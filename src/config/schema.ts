@@ -1,5 +1,8 @@
 import * as Schema from "effect/Schema"
 
+/** Absolute, with an http: or https: scheme. */
+export const isHttpURL = (text: string): boolean => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol)
+
 export const Protocol = Schema.Literal("openai-responses", "openai-chat", "deepseek", "anthropic", "gemini", "ollama")
 export type Protocol = typeof Protocol.Type
 
@@ -17,9 +20,16 @@ export const ModelSettings = Schema.Struct({
 })
 export type ModelSettings = typeof ModelSettings.Type
 
+/** An absolute http:// or https:// URL; anything else would only fail at the first request. */
+export const HttpURL = Schema.String.pipe(
+  Schema.filter(isHttpURL, {
+    message: (issue) => `${JSON.stringify(issue.actual)} is not an http:// or https:// URL (e.g. "http://127.0.0.1:8080/v1")`
+  })
+)
+
 export const ProviderSettings = Schema.Struct({
   protocol: Schema.optional(Protocol),
-  baseURL: Schema.optional(Schema.String),
+  baseURL: Schema.optional(HttpURL),
   /** Name of the environment variable holding the API key; keys never live in config.json. */
   apiKeyEnv: Schema.optional(Schema.String),
   headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
@@ -42,6 +52,14 @@ export const CompactionSettings = Schema.Struct({
 }).annotations({ identifier: 'an object like {"threshold": 0.85, "keepRecentTokens": 20000}' })
 export type CompactionSettings = typeof CompactionSettings.Type
 
+/** How long a model request may wait on a server's retry-after before the turn fails instead. */
+export const RetrySettings = Schema.Struct({
+  maxWaitSeconds: Schema.optional(
+    Schema.Number.pipe(Schema.filter((n) => Number.isFinite(n) && n >= 0, { message: () => "a number of seconds, 0 or more (e.g. 60)" }))
+  )
+}).annotations({ identifier: 'an object like {"maxWaitSeconds": 60}' })
+export type RetrySettings = typeof RetrySettings.Type
+
 export const BackgroundTimeout = Schema.Union(PositiveNumber, Schema.Null, Schema.Literal("unlimited"))
 
 export const Config = Schema.Struct({
@@ -54,7 +72,8 @@ export const Config = Schema.Struct({
   imageModel: Schema.optional(Schema.String),
   /** Model requests one turn may make before it is ended with a note. */
   maxSteps: Schema.optional(PositiveInt),
-  compaction: Schema.optional(CompactionSettings)
+  compaction: Schema.optional(CompactionSettings),
+  retry: Schema.optional(RetrySettings)
 })
 export type Config = typeof Config.Type
 
@@ -66,6 +85,8 @@ export const configDefaults = {
   skills: true,
   maxSteps: 100
 } as const satisfies Partial<Config>
+
+export const retryDefaults = { maxWaitSeconds: 60 } as const
 
 export const compactionDefaults = { auto: true, threshold: 0.85, keepRecentTokens: 20_000 } as const
 

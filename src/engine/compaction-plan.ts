@@ -20,10 +20,12 @@ export interface CompactionPlan {
 const sentToModel = (item: TranscriptItem): boolean => item._tag !== "note" && item._tag !== "compaction"
 const startsMessage = (item: TranscriptItem | undefined): boolean => item?._tag === "user" || item?._tag === "assistant"
 
-const fileTools = new Set(["edit", "write"])
-
-/** Paths of the edit and write calls that succeeded, in first-touched order, after the earlier ones. */
-export const filesTouched = (items: ReadonlyArray<TranscriptItem>, earlier: ReadonlyArray<string> = []): ReadonlyArray<string> => {
+/** Paths of the successful calls of `fileTools` (edit, write), in first-touched order, after the earlier ones. */
+export const filesTouched = (
+  items: ReadonlyArray<TranscriptItem>,
+  fileTools: ReadonlySet<string>,
+  earlier: ReadonlyArray<string> = []
+): ReadonlyArray<string> => {
   const failed = new Map<string, boolean>()
   for (const item of items) if (item._tag === "tool_result") failed.set(item.callId, item.isError)
   const files = new Set(earlier)
@@ -39,7 +41,11 @@ export const filesTouched = (items: ReadonlyArray<TranscriptItem>, earlier: Read
 }
 
 /** Undefined when there is nothing the model sees that a summary could replace. */
-export const planCompaction = (items: ReadonlyArray<TranscriptItem>, keepRecentTokens: number): CompactionPlan | undefined => {
+export const planCompaction = (
+  items: ReadonlyArray<TranscriptItem>,
+  keepRecentTokens: number,
+  fileTools: ReadonlySet<string>
+): CompactionPlan | undefined => {
   const prior = latestCompaction(items)?.record
   const { kept: candidates } = keptItems(items)
   let cut = candidates.length
@@ -67,6 +73,6 @@ export const planCompaction = (items: ReadonlyArray<TranscriptItem>, keepRecentT
     summarized,
     firstKeptId: kept[0]?.id,
     keptCount: kept.filter(sentToModel).length,
-    filesTouched: filesTouched(summarized, prior?.filesTouched)
+    filesTouched: filesTouched(summarized, fileTools, prior?.filesTouched)
   }
 }

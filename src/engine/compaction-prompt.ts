@@ -5,7 +5,7 @@
  * built-in template puts the next text right after them.
  */
 import type { Todo, TranscriptItem } from "../session/items.ts"
-import { formatTodos } from "../tools/todo-tools.ts"
+import { formatTodos } from "../session/todos.ts"
 import { conversationDigest, type DigestLimits } from "./conversation-digest.ts"
 
 export interface CompactionPromptInput {

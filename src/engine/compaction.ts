@@ -12,7 +12,7 @@ import { ProviderError } from "../providers/errors.ts"
 import { addUsage, type SessionDocument } from "../session/document.ts"
 import { newItemId } from "../session/ids.ts"
 import type { Compaction } from "../session/items.ts"
-import { ActiveModel } from "./active-model.ts"
+import { Providers } from "../providers/providers.ts"
 import { planCompaction } from "./compaction-plan.ts"
 import { Compactor } from "./compactor.ts"
 import { contextView } from "./context-view.ts"
@@ -40,7 +40,7 @@ export const compactConversation = (trigger: "manual" | "auto", instructions?: s
     const conversation = yield* Conversation
     const renderer = yield* Renderer
     const doc = yield* conversation.document
-    const plan = planCompaction(doc.items, compactor.settings.keepRecentTokens)
+    const plan = planCompaction(doc.items, compactor.settings.keepRecentTokens, (yield* Toolbox).fileWriters)
     if (plan === undefined) {
       return { _tag: "Refused", reason: "there is nothing to compact yet" } satisfies CompactionOutcome
     }
@@ -51,8 +51,8 @@ export const compactConversation = (trigger: "manual" | "auto", instructions?: s
       .summarize({ summarized: plan.summarized, priorSummary: plan.prior?.summary, todos, instructions: asked === "" ? undefined : asked })
       .pipe(Effect.either)
     if (summary._tag === "Left") {
-      yield* renderer.note(`Compaction failed: ${summary.left}. The conversation is unchanged.`)
-      return { _tag: "Failed", reason: summary.left } satisfies CompactionOutcome
+      yield* renderer.note(`Compaction failed: ${summary.left.message}. The conversation is unchanged.`)
+      return { _tag: "Failed", reason: summary.left.message } satisfies CompactionOutcome
     }
     const draft: Compaction = {
       _tag: "compaction",
@@ -101,7 +101,7 @@ export const fitContext = (state: TurnCompactionState) =>
     if (Option.isNone(found) || !found.value.settings.auto) return
     const settings = found.value.settings
     const conversation = yield* Conversation
-    const { entry } = (yield* ActiveModel).get()
+    const { entry } = (yield* Providers).current()
     const window = entry.capabilities.contextWindow
     const limit = Math.floor(window * settings.threshold)
     const before = yield* contextTokens(yield* conversation.document)

@@ -11,9 +11,11 @@ import type { ModelEntry } from "../providers/catalog.ts"
 import { bindPlaceholders, type PlaceholderValues } from "../prompts/placeholders.ts"
 import { newItemId } from "../session/ids.ts"
 import type { Usage } from "../session/items.ts"
-import type { ActiveModelShape } from "./active-model.ts"
-import { sideRequest, type SidePrompts } from "./side-request.ts"
+import type { ProvidersShape } from "../providers/providers.ts"
+import type { SidePrompts } from "../prompts/prompt-resolver.ts"
+import { sideRequest } from "./side-request.ts"
 import { compactionSlots, type CompactionPromptInput } from "./compaction-prompt.ts"
+import { CompactionFailed } from "./errors.ts"
 
 export interface CompactionPolicy {
   readonly auto: boolean
@@ -31,7 +33,7 @@ export interface Summary {
 export interface CompactorShape {
   readonly settings: CompactionPolicy
   /** The summary text; the failure is why there is none. */
-  readonly summarize: (input: SummaryInput) => Effect.Effect<Summary, string>
+  readonly summarize: (input: SummaryInput) => Effect.Effect<Summary, CompactionFailed>
 }
 
 export class Compactor extends Context.Tag("crystal/Compactor")<Compactor, CompactorShape>() {}
@@ -39,13 +41,13 @@ export class Compactor extends Context.Tag("crystal/Compactor")<Compactor, Compa
 export interface CompactorOptions {
   readonly settings: CompactionPolicy
   /** The session's model; read at each compaction, so /model applies. */
-  readonly activeModel: Pick<ActiveModelShape, "get">
+  readonly activeModel: Pick<ProvidersShape, "current">
   /**
    * Read once per summary: compaction.system with the host placeholders bound ({{mode}} is
    * compaction), the compaction.user template (its slots are bound here) and the host values bound
    * with it (the five compaction slots win).
    */
-  readonly prompts: () => SidePrompts
+  readonly prompts: Effect.Effect<SidePrompts>
   /** The whole summary request, retries included (default 3 minutes). */
   readonly timeoutMs?: number | undefined
   readonly note?: ((text: string) => void) | undefined
@@ -63,22 +65,23 @@ export const compactionUserText = (template: string, input: CompactionPromptInpu
 export const makeCompactor = (options: CompactorOptions): CompactorShape => ({
   settings: options.settings,
   summarize: (input) => {
-    const attempt = Effect.suspend(() => {
-      const { entry } = options.activeModel.get()
-      const { system, userTemplate, hostValues } = options.prompts()
+    const attempt = Effect.flatMap(options.prompts, ({ system, userTemplate, hostValues }) => {
+      const { entry } = options.activeModel.current()
       const text = compactionUserText(userTemplate, { ...input, maxConversationChars: maxConversationChars(entry) }, hostValues, options.note)
       return sideRequest(options.activeModel, { system, items: [{ _tag: "user", id: newItemId(), text }], tools: [] }).pipe(
-        Effect.mapError((error) => `the summary request failed: ${error.message}`),
+        Effect.mapError((error) => new CompactionFailed({ message: `the summary request failed: ${error.message}` })),
         Effect.flatMap(({ text: summary, calledTool, usage }) => {
           if (summary.trim() !== "") return Effect.succeed({ text: summary.trim(), usage })
-          return Effect.fail(calledTool === undefined ? "the model returned an empty summary" : `the model called ${calledTool} instead of writing a summary`)
+          return new CompactionFailed({
+            message: calledTool === undefined ? "the model returned an empty summary" : `the model called ${calledTool} instead of writing a summary`
+          })
         })
       )
     })
     const timeoutMs = options.timeoutMs ?? defaultCompactionTimeoutMs
     return attempt.pipe(
-      Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => `the summary took longer than ${Math.round(timeoutMs / 100) / 10} s` }),
-      Effect.catchAllDefect((defect) => Effect.fail(`the summary request failed: ${defect instanceof Error ? defect.message : String(defect)}`))
+      Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => new CompactionFailed({ message: `the summary took longer than ${Math.round(timeoutMs / 100) / 10} s` }) }),
+      Effect.catchAllDefect((defect) => new CompactionFailed({ message: `the summary request failed: ${defect instanceof Error ? defect.message : String(defect)}` }))
     )
   }
 })

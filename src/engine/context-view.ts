@@ -3,7 +3,7 @@
  * compaction's summary as one message, followed by the items it kept verbatim and everything that
  * came after it. The transcript on disk keeps every item; only requests are built from this view.
  */
-import { formatTodos } from "../tools/todo-tools.ts"
+import { formatTodos } from "../session/todos.ts"
 import type { Compaction, TranscriptItem, UserMessage } from "../session/items.ts"
 
 export interface ContextView {

@@ -4,11 +4,14 @@ import * as Either from "effect/Either"
 import type { ParseError } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { ApprovalMode } from "../approval/policy.ts"
-import { describeParseError } from "../config/load.ts"
+import { describeParseError } from "../config/parse-errors.ts"
+import { argumentsProblem } from "../providers/tool-arguments.ts"
 import type { Mode } from "../session/document.ts"
 import type { ToolCall } from "../session/items.ts"
 import type { Tool, ToolOutput } from "../tools/tool.ts"
 import { authorize } from "./authorize.ts"
+import type { ApprovalPolicy } from "../approval/approval-policy.ts"
+import type { Conversation } from "./conversation.ts"
 import type { Operator } from "./operator.ts"
 import type { Renderer } from "./renderer.ts"
 import { Toolbox } from "./toolbox.ts"
@@ -46,6 +49,8 @@ export interface ExecutionSettings {
   readonly approval: ApprovalMode
 }
 
+export type ExecutionServices = Toolbox | ApprovalPolicy | Conversation | Operator | Renderer
+
 /**
  * Runs one tool call and always produces an output: unknown tools, malformed arguments,
  * classification failures, denials, tool errors and defects all become error results the
@@ -54,7 +59,7 @@ export interface ExecutionSettings {
 export const executeToolCall = (
   call: ToolCall,
   settings: ExecutionSettings
-): Effect.Effect<ToolOutput, never, Toolbox | Operator | Renderer> =>
+): Effect.Effect<ToolOutput, never, ExecutionServices> =>
   Effect.gen(function* () {
     const toolbox = yield* Toolbox
     const catalog = toolbox.catalog(settings.mode)
@@ -63,25 +68,25 @@ export const executeToolCall = (
       const names = catalog.map((candidate) => candidate.name).join(", ")
       return failure(`there is no tool named '${call.name}' in ${settings.mode} mode; the available tools are: ${names}`)
     }
-    if (typeof call.arguments === "string") {
-      return failure(`${tool.name}: the arguments were not valid JSON; send one JSON object matching the tool's schema`)
-    }
+    const unusable = argumentsProblem(tool.name, call.arguments)
+    if (unusable !== undefined) return failure(unusable)
     const decoded = decoderFor(tool)(call.arguments ?? {})
     if (Either.isLeft(decoded)) {
       return failure(`${tool.name}: invalid arguments: ${describeParseError(decoded.left).join("; ")}`)
     }
     const args = decoded.right as never
-    const context = toolbox.context()
+    const context = yield* toolbox.context
     const classified = yield* tool.classify(args, context).pipe(Effect.either, catchDefectsEither(tool))
     if (Either.isLeft(classified)) return failure(classified.left)
     const classification = classified.right
-    const verdict = yield* authorize(call, classification, settings)
+    const verdict = yield* authorize(call, classification, { ...settings, writesThroughFence: tool.writesThroughFence === true })
     if (verdict._tag === "Refuse") return failure(verdict.text)
     // The operator or the policy allowed exactly these paths for this call.
     const outside = classification.paths.filter((path) => path.scope === "outside").map((path) => ({ root: path.real, access: path.access }))
-    const callContext = outside.length === 0 ? context : { ...context, fence: context.fence.withGrants(outside) }
+    const fenced = outside.length === 0 ? context : { ...context, fence: context.fence.withGrants(outside) }
+    const callContext = verdict.sandbox === undefined ? fenced : { ...fenced, sandbox: verdict.sandbox }
     return yield* tool.run(args, callContext).pipe(
-      Effect.catchTag("ToolError", (error) => Effect.succeed(failure(error.message))),
+      Effect.catchTags({ ToolError: (error) => Effect.succeed(failure(error.message)), FenceError: (error) => Effect.succeed(failure(error.message)) }),
       catchDefects(tool)
     )
   })

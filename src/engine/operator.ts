@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { Classification } from "../approval/classification.ts"
+import type { Question, QuestionsOutcome } from "../tools/questions.ts"
 
 export interface ApprovalRequest {
   readonly toolName: string
@@ -16,33 +17,6 @@ export type ApprovalAnswer =
   | { readonly _tag: "AllowSession" }
   | { readonly _tag: "Deny"; readonly message?: string | undefined }
   /** Nobody is there to answer (`crystal run`): the call is refused and the model told why. */
-  | { readonly _tag: "NoOperator" }
-
-export interface QuestionOption {
-  readonly label: string
-  readonly description: string
-}
-
-/** One question of the question tool (SPEC T3). */
-export interface Question {
-  readonly header: string
-  readonly question: string
-  readonly options: ReadonlyArray<QuestionOption>
-  readonly multiSelect: boolean
-  /** Whether the operator may type an answer of their own (on by default). */
-  readonly allowCustom: boolean
-}
-
-export interface QuestionAnswer {
-  /** Labels of the chosen options, in the order shown. */
-  readonly selected: ReadonlyArray<string>
-  /** Text the operator typed instead of (or besides) picking options. */
-  readonly custom?: string | undefined
-}
-
-export type QuestionsOutcome =
-  | { readonly _tag: "Answered"; readonly answers: ReadonlyArray<QuestionAnswer> }
-  | { readonly _tag: "Dismissed" }
   | { readonly _tag: "NoOperator" }
 
 /**

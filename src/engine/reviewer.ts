@@ -7,51 +7,30 @@
  * second one, a failed request or a review slower than the timeout all come out as "ask": a
  * reviewer that cannot answer never lets a call through.
  */
-import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type { Classification } from "../approval/classification.ts"
-import { parseReviewVerdict, reviewOutcome, type ReviewOutcome, type ReviewVerdict } from "../approval/review-verdict.ts"
+import type { ReviewerShape, ReviewRequest, ReviewResult } from "../approval/reviewer.ts"
+import { parseReviewVerdict, reviewOutcome } from "../approval/review-verdict.ts"
 import { bindPlaceholders, type PlaceholderValues } from "../prompts/placeholders.ts"
 import { newItemId } from "../session/ids.ts"
 import type { TranscriptItem } from "../session/items.ts"
-import type { ActiveModelShape } from "./active-model.ts"
-import { sideRequest, type SidePrompts } from "./side-request.ts"
+import type { ProvidersShape } from "../providers/providers.ts"
+import type { SidePrompts } from "../prompts/prompt-resolver.ts"
+import { sideRequest } from "./side-request.ts"
 import { argumentsText, truncateText } from "./conversation-digest.ts"
+import { ReviewFailed } from "./errors.ts"
 
-export interface ReviewRequest {
-  readonly toolName: string
-  readonly arguments: unknown
-  readonly classification: Classification
-  /** The conversation so far as text (conversation-digest.ts), newest last. */
-  readonly conversation: string
-}
-
-export interface ReviewResult {
-  readonly outcome: ReviewOutcome
-  /** The reviewer's reason, or why there is no verdict (then the outcome is "ask"). */
-  readonly reason: string
-  /** Undefined when the reviewer did not answer with a valid verdict in time. */
-  readonly verdict: ReviewVerdict | undefined
-}
-
-export interface ReviewerShape {
-  /** Never fails: every way of not getting a verdict is an "ask" with the reason. */
-  readonly review: (request: ReviewRequest) => Effect.Effect<ReviewResult>
-}
-
-export class Reviewer extends Context.Tag("crystal/Reviewer")<Reviewer, ReviewerShape>() {}
 
 export interface ReviewerOptions {
   /** The session's model; read at each review, so /model applies to the next one. */
-  readonly activeModel: Pick<ActiveModelShape, "get">
+  readonly activeModel: Pick<ProvidersShape, "current">
   /**
    * Read once per review: the review system text as composed now (named prompt + enabled review
    * attachments), the review.user template (its slots are bound here) and the host values bound
    * with it (the six review slots win).
    */
-  readonly prompts: () => SidePrompts
+  readonly prompts: Effect.Effect<SidePrompts>
   /** The whole review, the retry included (default 30 s). */
   readonly timeoutMs?: number | undefined
   /** Where a placeholder that could not be bound is reported. */
@@ -93,7 +72,7 @@ const ask = (reason: string): ReviewResult => ({ outcome: "ask", reason, verdict
 export const makeReviewer = (options: ReviewerOptions): ReviewerShape => ({
   review: (request) => {
     const attempt = Effect.gen(function* () {
-      const { system, userTemplate, hostValues } = options.prompts()
+      const { system, userTemplate, hostValues } = yield* options.prompts
       const user: TranscriptItem = { _tag: "user", id: newItemId(), text: reviewUserText(userTemplate, request, options.note, hostValues) }
       const first = yield* sideRequest(options.activeModel, { system, items: [user], tools: [] })
       const firstParsed =
@@ -108,13 +87,13 @@ export const makeReviewer = (options: ReviewerOptions): ReviewerShape => ({
       const secondParsed =
         second.calledTool === undefined ? parseReviewVerdict(second.text) : Either.left(`it called the tool ${second.calledTool}; there are no tools here`)
       if (Either.isRight(secondParsed)) return secondParsed.right
-      return yield* Effect.fail(`the reviewer answered twice without a usable verdict (${secondParsed.left})`)
+      return yield* new ReviewFailed({ message: `the reviewer answered twice without a usable verdict (${secondParsed.left})` })
     })
     const timeoutMs = options.timeoutMs ?? defaultReviewTimeoutMs
     return attempt.pipe(
       Effect.map((verdict): ReviewResult => ({ outcome: reviewOutcome(verdict, request.classification), reason: verdict.reason, verdict })),
-      Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => `the reviewer did not answer within ${Math.round(timeoutMs / 100) / 10} s` }),
-      Effect.catchAll((failure) => Effect.succeed(ask(typeof failure === "string" ? failure : `the reviewer request failed: ${failure.message}`))),
+      Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => new ReviewFailed({ message: `the reviewer did not answer within ${Math.round(timeoutMs / 100) / 10} s` }) }),
+      Effect.catchAll((failure) => Effect.succeed(ask(failure._tag === "ReviewFailed" ? failure.message : `the reviewer request failed: ${failure.message}`))),
       // A defect in an adapter is a reviewer that did not answer, not a crash of the turn.
       Effect.catchAllDefect((defect) => Effect.succeed(ask(`the reviewer failed: ${defect instanceof Error ? defect.message : String(defect)}`)))
     )

@@ -5,57 +5,42 @@
  */
 import * as fs from "node:fs"
 import * as Effect from "effect/Effect"
-import type { Access, PathFence } from "../approval/path-fence.ts"
+import { ApprovalPolicy } from "../approval/approval-policy.ts"
+import type { Access } from "../approval/path-fence.ts"
 import type { ApprovalMode } from "../approval/policy.ts"
-import { ConfigError } from "../config/errors.ts"
 import { realDirectory, typedPath } from "../files/directories.ts"
 import type { AccessGrant, Mode, SessionDocument } from "../session/document.ts"
-import type { ModelEntry } from "../providers/catalog.ts"
-import type { ModelClientShape } from "../providers/model-client.ts"
-import {
-  changePromptAttachment,
-  listPromptAttachments,
-  type AttachmentAction,
-  type PromptPaths
-} from "../prompts/attachments.ts"
-import type { PromptSelection } from "../prompts/selection.ts"
+import { changePromptAttachment, listPromptAttachments, type AttachmentAction } from "../prompts/attachments.ts"
+import { PromptResolver } from "../prompts/prompt-resolver.ts"
 import { listPromptSets, switchPromptSet } from "../prompts/sets.ts"
-import { ActiveModel } from "./active-model.ts"
+import { Providers } from "../providers/providers.ts"
 import { compactConversation, type CompactionOutcome } from "./compaction.ts"
 import { askSideQuestion } from "./side-question.ts"
 import { Conversation } from "./conversation.ts"
-import { Toolbox } from "./toolbox.ts"
+import { CommandRefused } from "./errors.ts"
 
-export interface SessionControlsOptions {
-  /** "provider/model" (or a bare id) to a model entry, with the session's config and environment. */
-  readonly resolveModel: (ref: string) => Effect.Effect<ModelEntry, ConfigError>
-  readonly makeClient: (entry: ModelEntry) => Effect.Effect<ModelClientShape>
-  /** The system text for a mode and approval mode (SPEC M3: switching mode replaces it). */
-  readonly compose: (doc: SessionDocument) => string
-  /** A fence for the workspace plus these grants. */
-  readonly fenceFor: (grants: ReadonlyArray<AccessGrant>) => PathFence
-  /** Where prompt sets and attachments live, and what the prompt flags of this process force. */
-  readonly prompts: { readonly paths: PromptPaths; readonly selection: PromptSelection }
-}
-
-export const makeSessionControls = (options: SessionControlsOptions) => {
-  const prompts = options.prompts
+/**
+ * The commands above, on the session's services: Providers switches the model, PromptResolver
+ * recomposes the system text, ApprovalPolicy takes the new grants.
+ */
+export const makeSessionControls = () => {
   const change = (edit: (doc: SessionDocument) => SessionDocument) =>
     Effect.gen(function* () {
       const conversation = yield* Conversation
-      yield* conversation.update((doc) => {
-        const next = edit(doc)
-        return { ...next, system: options.compose(next) }
-      })
+      const resolver = yield* PromptResolver
+      yield* conversation.update(edit)
+      const system = yield* resolver.compose(yield* conversation.document)
+      yield* conversation.update((doc) => ({ ...doc, system }))
       yield* conversation.save
     })
 
   const applyGrants = (grants: ReadonlyArray<AccessGrant>) =>
     Effect.gen(function* () {
-      const toolbox = yield* Toolbox
-      toolbox.setFence(options.fenceFor(grants))
+      yield* (yield* ApprovalPolicy).setAccess(grants)
       yield* change((doc) => ({ ...doc, access: grants }))
     })
+
+  const prompts = Effect.map(PromptResolver, (resolver) => ({ paths: resolver.paths, selection: resolver.selection }))
 
   return {
     /**
@@ -64,16 +49,14 @@ export const makeSessionControls = (options: SessionControlsOptions) => {
      */
     switchModel: (ref: string) =>
       Effect.gen(function* () {
-        const entry = yield* options.resolveModel(ref)
-        const client = yield* options.makeClient(entry)
-        ;(yield* ActiveModel).set({ entry, client })
+        const entry = yield* (yield* Providers).switchTo(ref, "/model")
         yield* change((doc) => ({ ...doc, model: entry.ref }))
         return entry
       }),
     setMode: (mode: Mode) => change((doc) => ({ ...doc, mode })),
     setApproval: (approval: ApprovalMode) => change((doc) => ({ ...doc, approval })),
     /** /promptset: every set, the source of its Work, Plan and Review, and the one in use. */
-    listPromptSets: Effect.sync(() => listPromptSets(prompts.paths.home, prompts.selection.promptSet)),
+    listPromptSets: Effect.map(prompts, ({ paths, selection }) => listPromptSets(paths.home, selection.promptSet)),
     /**
      * /promptset NAME: refused while a turn runs or --prompt-set is in force (nothing written);
      * otherwise the manifests change and the active system message is replaced. Review texts are
@@ -82,17 +65,19 @@ export const makeSessionControls = (options: SessionControlsOptions) => {
     switchPromptSet: (name: string) =>
       Effect.gen(function* () {
         const idle = !(yield* (yield* Conversation).turnRunning)
-        const result = yield* switchPromptSet(prompts.paths.home, name, { forced: prompts.selection.promptSet, idle })
+        const { paths, selection } = yield* prompts
+        const result = yield* switchPromptSet(paths.home, name, { forced: selection.promptSet, idle })
         yield* change((doc) => doc)
         return result
       }),
     /** /promptattach: the attachments of the home and the workspace, with where each attaches now. */
-    listPromptAttachments: Effect.sync(() => listPromptAttachments(prompts.paths, prompts.selection)),
+    listPromptAttachments: Effect.map(prompts, ({ paths, selection }) => listPromptAttachments(paths, selection)),
     /** /promptattach enable|disable|up|down NAME: refused while a turn runs, and as --prompt-attachment(s) say. */
     changePromptAttachment: (action: AttachmentAction, name: string) =>
       Effect.gen(function* () {
         const idle = !(yield* (yield* Conversation).turnRunning)
-        const result = yield* changePromptAttachment(prompts.paths, action, name, { idle, flags: prompts.selection })
+        const { paths, selection } = yield* prompts
+        const result = yield* changePromptAttachment(paths, action, name, { idle, flags: selection })
         yield* change((doc) => doc)
         return result
       }),
@@ -131,7 +116,7 @@ export const makeSessionControls = (options: SessionControlsOptions) => {
         const target = fs.existsSync(typed) ? fs.realpathSync(typed) : typed
         const grants = doc.access ?? []
         if (!grants.some((grant) => grant.dir === target)) {
-          return yield* new ConfigError({ message: `/access: ${dir} is not granted (granted: ${grants.map((grant) => grant.dir).join(", ") || "none"})` })
+          return yield* new CommandRefused({ message: `/access: ${dir} is not granted (granted: ${grants.map((grant) => grant.dir).join(", ") || "none"})` })
         }
         yield* applyGrants(grants.filter((grant) => grant.dir !== target))
       })

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { newItemId } from "../session/ids.ts"
 import type { Usage } from "../session/items.ts"
-import { ActiveModel } from "./active-model.ts"
+import { Providers } from "../providers/providers.ts"
 import { sideRequest } from "./side-request.ts"
 import { checkImageInput } from "./capabilities.ts"
 import { contextView } from "./context-view.ts"
@@ -38,13 +38,13 @@ export const askSideQuestion = (question: string) =>
     const conversation = yield* Conversation
     // While a turn runs, the transcript can end in a tool call without its result, which no provider accepts.
     if (yield* conversation.turnRunning) return yield* new SideQuestionError({ message: "/side waits for the running turn to end" })
-    const { entry, client } = (yield* ActiveModel).get()
+    const { entry, client } = (yield* Providers).current()
     const toolbox = yield* Toolbox
     const doc = yield* conversation.document
     const items = [...contextView(doc.items).items, { _tag: "user" as const, id: newItemId(), text: sideQuestionText(asked) }]
     const unsupported = checkImageInput(entry, items)
     if (unsupported !== undefined) return yield* unsupported
-    const { text, calledTool, usage } = yield* sideRequest(ActiveModel.holding({ entry, client }), {
+    const { text, calledTool, usage } = yield* sideRequest({ current: () => ({ entry, client }) }, {
       system: doc.system ?? "",
       items,
       tools: toolDefinitions(toolbox.catalog(doc.mode))

@@ -5,21 +5,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import type { PlaceholderValues } from "../prompts/placeholders.ts"
 import type { ModelRequest } from "../providers/model-client.ts"
 import { retryStream } from "../providers/retry.ts"
 import type { Usage } from "../session/items.ts"
-import type { ActiveModelShape } from "./active-model.ts"
-
-/**
- * The texts of one side request, read once per request: the system text as composed now, the
- * user template (its slots are bound by the caller) and the host values bound in the same pass.
- */
-export interface SidePrompts {
-  readonly system: string
-  readonly userTemplate: string
-  readonly hostValues?: PlaceholderValues | undefined
-}
+import type { ProvidersShape } from "../providers/providers.ts"
 
 export interface SideResponse {
   readonly text: string
@@ -30,9 +19,9 @@ export interface SideResponse {
 }
 
 /** `request` without a model: the active one is read when the request is made, so /model applies. */
-export const sideRequest = (activeModel: Pick<ActiveModelShape, "get">, request: Omit<ModelRequest, "model">) =>
+export const sideRequest = (activeModel: Pick<ProvidersShape, "current">, request: Omit<ModelRequest, "model">) =>
   Effect.suspend(() => {
-    const { entry, client } = activeModel.get()
+    const { entry, client } = activeModel.current()
     let text = ""
     let calledTool: string | undefined
     let usage: Usage | undefined

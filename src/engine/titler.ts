@@ -7,21 +7,20 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { bindPlaceholders, type PlaceholderValues } from "../prompts/placeholders.ts"
+import { bindPlaceholders } from "../prompts/placeholders.ts"
 import type { SessionDocument } from "../session/document.ts"
 import { newItemId } from "../session/ids.ts"
 import type { TranscriptItem } from "../session/items.ts"
-import type { ActiveModelShape } from "./active-model.ts"
+import type { ProvidersShape } from "../providers/providers.ts"
+import type { SidePrompts } from "../prompts/prompt-resolver.ts"
 import { sideRequest } from "./side-request.ts"
 import { conversationDigest } from "./conversation-digest.ts"
 import { Conversation } from "./conversation.ts"
 
 export interface TitlerOptions {
-  readonly activeModel: Pick<ActiveModelShape, "get">
-  /** The topic prompt as resolved now; its {{conversation}} slot is bound here. */
-  readonly template: () => string
-  /** Host placeholder values ({{workspace}}, …) bound in the same pass. */
-  readonly hostValues?: (() => PlaceholderValues) | undefined
+  readonly activeModel: Pick<ProvidersShape, "current">
+  /** The topic prompt as resolved now (its {{conversation}} slot is bound here) and the host values bound in the same pass. */
+  readonly prompts: Effect.Effect<SidePrompts>
   readonly timeoutMs?: number | undefined
 }
 
@@ -51,8 +50,8 @@ export const needsTitle = (doc: SessionDocument): boolean =>
   doc.items.some((item) => item._tag === "assistant" && item.incomplete !== true && item.text.trim() !== "")
 
 const askForTitle = (options: TitlerOptions, items: ReadonlyArray<TranscriptItem>) =>
-  Effect.suspend(() => {
-    const text = bindPlaceholders(options.template(), new Map([...(options.hostValues?.() ?? []), ["conversation", conversationDigest(items)]]))
+  Effect.flatMap(options.prompts, ({ userTemplate, hostValues }) => {
+    const text = bindPlaceholders(userTemplate, new Map([...(hostValues ?? []), ["conversation", conversationDigest(items)]]))
     return sideRequest(options.activeModel, { system: "", items: [{ _tag: "user", id: newItemId(), text }], tools: [] }).pipe(Effect.map((response) => response.text))
   })
 

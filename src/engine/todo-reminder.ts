@@ -5,7 +5,7 @@
  */
 import type { Todo } from "../session/document.ts"
 import type { TranscriptItem } from "../session/items.ts"
-import { formatTodos } from "../tools/todo-tools.ts"
+import { formatTodos } from "../session/todos.ts"
 
 export const reminderCadence = 10
 

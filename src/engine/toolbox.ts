@@ -1,20 +1,36 @@
 import * as Context from "effect/Context"
-import type { PathFence } from "../approval/path-fence.ts"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { ApprovalPolicy } from "../approval/approval-policy.ts"
 import type { ToolDefinition } from "../providers/model-client.ts"
 import type { Mode } from "../session/document.ts"
 import type { Tool, ToolContext } from "../tools/tool.ts"
+import { assembleCatalog } from "./catalog.ts"
 
 /** The session's tools and what they run against; the catalog of a mode is picked per request. */
 export interface ToolboxShape {
   readonly catalog: (mode: Mode) => ReadonlyArray<Tool>
-  /** The context for the next call: the fence reflects the latest /access grants. */
-  readonly context: () => ToolContext
-  readonly setFence: (fence: PathFence) => void
-  /** Allow-for-this-session answers (SPEC A7), by classification grant key. */
-  readonly sessionGrants: Set<string>
+  /** The context for the next call: its fence reflects the latest /access grants. */
+  readonly context: Effect.Effect<ToolContext>
+  /** Names of the session's tools whose writes go through the fence to their `path` (what compaction lists as changed). */
+  readonly fileWriters: ReadonlySet<string>
 }
 
-export class Toolbox extends Context.Tag("crystal/Toolbox")<Toolbox, ToolboxShape>() {}
+export class Toolbox extends Context.Tag("crystal/Toolbox")<Toolbox, ToolboxShape>() {
+  /**
+   * For tests: `tools` (every one enabled) against the ApprovalPolicy's fence, as session `sessionId`;
+   * a spilled text goes nowhere and is reported as /dev/null.
+   */
+  static readonly layerTest = (tools: ReadonlyArray<Tool>, sessionId = "test"): Layer.Layer<Toolbox, never, ApprovalPolicy> =>
+    Layer.effect(
+      Toolbox,
+      Effect.map(ApprovalPolicy, (policy) => ({
+        catalog: (mode: Mode) => assembleCatalog(mode, tools, new Set()),
+        context: Effect.map(policy.fence, (fence) => ({ fence, sessionId, spill: () => Effect.succeed("/dev/null") })),
+        fileWriters: new Set(tools.filter((tool) => tool.writesThroughFence === true).map((tool) => tool.name))
+      }))
+    )
+}
 
 export const toolDefinitions = (tools: ReadonlyArray<Tool>): ReadonlyArray<ToolDefinition> =>
   tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters.json }))

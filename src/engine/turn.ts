@@ -13,13 +13,14 @@ import { addUsage, emptyUsage } from "../session/document.ts"
 import { newItemId } from "../session/ids.ts"
 import type { AssistantMessage, FinishReason, ReasoningPart, ToolCall, ToolResult, Usage } from "../session/items.ts"
 import type { SessionError } from "../session/store.ts"
-import { ActiveModel } from "./active-model.ts"
+import { Providers } from "../providers/providers.ts"
 import { checkImageInput } from "./capabilities.ts"
 import { fitContext, type TurnCompactionState } from "./compaction.ts"
 import { contextView } from "./context-view.ts"
 import { Conversation, type ConversationShape } from "./conversation.ts"
 import { executeToolCall } from "./executor.ts"
 import { Operator } from "./operator.ts"
+import { refuseOversizedMessage } from "./oversized-message.ts"
 import { Renderer } from "./renderer.ts"
 import { reminderDue, reminderText } from "./todo-reminder.ts"
 import { Toolbox, toolDefinitions } from "./toolbox.ts"
@@ -27,6 +28,8 @@ import { Toolbox, toolDefinitions } from "./toolbox.ts"
 export interface TurnSettings {
   /** Model requests allowed before the operator is asked whether to go on. */
   readonly maxSteps: number
+  /** retry.maxWaitSeconds of config.json: the longest retry-after waited for (default 60). */
+  readonly maxRetryWaitSeconds?: number | undefined
 }
 
 export type TurnOutcome =
@@ -107,8 +110,8 @@ const recordMessage = (message: AssistantMessage) =>
   })
 
 /** One model request, rendered as it streams; the response is in the transcript when this returns. */
-const respond = Effect.gen(function* () {
-    const { entry: model, client } = (yield* ActiveModel).get()
+const respond = (settings: TurnSettings) => Effect.gen(function* () {
+    const { entry: model, client } = (yield* Providers).current()
     const renderer = yield* Renderer
     const conversation = yield* Conversation
     const toolbox = yield* Toolbox
@@ -129,6 +132,7 @@ const respond = Effect.gen(function* () {
     }
     const draft = new ResponseDraft()
     const events = retryStream(() => client.stream(request), {
+      ...(settings.maxRetryWaitSeconds === undefined ? {} : { maxRetryAfterMs: settings.maxRetryWaitSeconds * 1000 }),
       onRetry: (info) =>
         renderer.retrying({
           attempt: info.attempt,
@@ -212,7 +216,9 @@ const turnBody = (conversation: ConversationShape, text: string, settings: TurnS
   Effect.gen(function* () {
     const operator = yield* Operator
     const renderer = yield* Renderer
-    yield* conversation.append({ _tag: "user", id: newItemId(), text })
+    const userMessage = { _tag: "user", id: newItemId(), text } as const
+    yield* refuseOversizedMessage(userMessage)
+    yield* conversation.append(userMessage)
     yield* conversation.save
     let steps = 0
     let budget = settings.maxSteps
@@ -220,7 +226,7 @@ const turnBody = (conversation: ConversationShape, text: string, settings: TurnS
     const compaction: TurnCompactionState = { compacted: false }
     for (;;) {
       yield* fitContext(compaction)
-      const message = yield* respond
+      const message = yield* respond(settings)
       steps++
       if (message.usage !== undefined) usage = addUsage(usage, message.usage)
       const calls = message.toolCalls ?? []

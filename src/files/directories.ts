@@ -3,12 +3,17 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { ConfigError } from "../config/errors.ts"
+import * as Schema from "effect/Schema"
+
+/** A directory the operator named that does not exist or cannot be entered (exit code 2 at start-up). */
+export class DirectoryError extends Schema.TaggedError<DirectoryError>()("DirectoryError", {
+  message: Schema.String
+}) {}
 
 /** `dir` as typed in a session (/cd, /space, /access): relative to the workspace, `~` for the home directory. */
 export const typedPath = (workspace: string, dir: string): string => path.resolve(workspace, dir.trim().replace(/^~(?=$|\/)/, os.homedir()))
 
-/** The real path of an existing directory, or a ConfigError naming `what` and why. */
+/** The real path of an existing directory, or a DirectoryError naming `what` and why. */
 export const realDirectory = (dir: string, what: string) =>
   Effect.try({
     try: () => {
@@ -16,5 +21,5 @@ export const realDirectory = (dir: string, what: string) =>
       if (!fs.statSync(real).isDirectory()) throw new Error("not a directory")
       return real
     },
-    catch: (error) => new ConfigError({ message: `${what} ${dir} is not an accessible directory (${error instanceof Error ? error.message : String(error)})` })
+    catch: (error) => new DirectoryError({ message: `${what} ${dir} is not an accessible directory (${error instanceof Error ? error.message : String(error)})` })
   })

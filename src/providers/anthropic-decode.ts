@@ -7,7 +7,7 @@
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages"
 import type { FinishReason, OpaqueState, Usage } from "../session/items.ts"
 import type { ModelEvent } from "./model-client.ts"
-import { parseToolArguments } from "./openai-chat-decode.ts"
+import { boundToolArguments, parseToolArguments } from "./tool-arguments.ts"
 
 export const anthropicProtocol = "anthropic"
 
@@ -106,7 +106,7 @@ const closeBlock = (block: OpenBlock): ReadonlyArray<ModelEvent> => {
           type: "tool_call",
           id: block.id,
           name: block.name,
-          arguments: block.json === "" ? startInput(block.input) : parseToolArguments(block.json)
+          arguments: block.json === "" ? boundToolArguments(startInput(block.input)) : parseToolArguments(block.json)
         }
       ]
     case "other":

@@ -1,5 +1,5 @@
 import * as Either from "effect/Either"
-import { ConfigError } from "../config/errors.ts"
+import { ConfigError, NoModelConfigured } from "../config/errors.ts"
 import type { Config, ModelSettings, Protocol } from "../config/schema.ts"
 import { builtinProviders, findBuiltinProvider } from "./builtin.ts"
 import { knownModel, providersKnowing } from "./known-models.ts"
@@ -151,7 +151,7 @@ export interface ModelChoice {
 }
 
 /** Picks the model for a session: the explicit choice, then config.json "model", then the first detectable provider. */
-export const resolveModel = ({ requested, config, configFile, env }: ModelChoice): Either.Either<ModelEntry, ConfigError> => {
+export const resolveModel = ({ requested, config, configFile, env }: ModelChoice): Either.Either<ModelEntry, ConfigError | NoModelConfigured> => {
   if (requested !== undefined) return resolveRef(requested.ref, requested.source, config, env)
   if (config.model !== undefined) return resolveRef(config.model, `${configFile}: model`, config, env)
   const configured = configuredProviderNames(config).flatMap((name) =>
@@ -174,12 +174,12 @@ export const resolveModel = ({ requested, config, configFile, env }: ModelChoice
     if (!detected) continue
     if (builtin.defaultModel === undefined) {
       return Either.left(
-        new ConfigError({ message: `${builtin.baseURLEnv} is set but no model is named: pass --model ${builtin.name}/MODEL`, noModel: true })
+        new NoModelConfigured({ message: `${builtin.baseURLEnv} is set but no model is named: pass --model ${builtin.name}/MODEL` })
       )
     }
     return resolveRef(`${builtin.name}/${builtin.defaultModel}`, builtin.apiKeyEnv[0] ?? builtin.baseURLEnv, config, env)
   }
-  return Either.left(new ConfigError({ message: noProviderMessage(configFile), noModel: true }))
+  return Either.left(new NoModelConfigured({ message: noProviderMessage(configFile) }))
 }
 
 /** Fails before anything is sent or saved when the provider needs a key the environment lacks. */

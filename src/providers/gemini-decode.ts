@@ -6,6 +6,7 @@
  */
 import type { FinishReason, OpaqueState, Usage } from "../session/items.ts"
 import type { ModelEvent } from "./model-client.ts"
+import { boundToolArguments } from "./tool-arguments.ts"
 
 export const geminiProtocol = "gemini"
 
@@ -127,7 +128,7 @@ export const makeGeminiStreamDecoder = (newCallId: () => string): GeminiStreamDe
         type: "tool_call",
         id: call.id || newCallId(),
         name: call.name ?? "",
-        arguments: call.args ?? {},
+        arguments: boundToolArguments(call.args ?? {}),
         opaque: opaque({ idFromModel: Boolean(call.id), ...signed(signature) })
       })
       return

@@ -5,7 +5,7 @@
  */
 import type { FinishReason, OpaqueState, Usage } from "../session/items.ts"
 import type { ModelEvent } from "./model-client.ts"
-import { parseToolArguments } from "./openai-chat-decode.ts"
+import { boundToolArguments, parseToolArguments } from "./tool-arguments.ts"
 
 /** The fields this decoder reads; the SDK's ChatResponse fits it, plus the `id` newer servers give tool calls. */
 export interface OllamaChunk {
@@ -32,7 +32,7 @@ export const ollamaReasoningState: OpaqueState = { protocol: "ollama", data: nul
 
 /** Ollama sends arguments as an object; a string (from a server that bends the protocol) is parsed like JSON text. */
 const toolArguments = (value: unknown): unknown =>
-  typeof value === "string" ? parseToolArguments(value) : value === undefined || value === null ? {} : value
+  typeof value === "string" ? parseToolArguments(value) : value === undefined || value === null ? {} : boundToolArguments(value)
 
 /** Ollama says "stop" after tool calls too; "load" and "unload" answer requests that generated nothing. */
 export const mapDoneReason = (reason: string | undefined, madeToolCalls: boolean): FinishReason => {

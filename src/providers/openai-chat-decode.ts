@@ -5,6 +5,7 @@
  */
 import type { FinishReason, Usage } from "../session/items.ts"
 import type { ModelEvent } from "./model-client.ts"
+import { parseToolArguments } from "./tool-arguments.ts"
 
 /**
  * The chunk fields this decoder reads. The SDK's ChatCompletionChunk fits it; the reasoning fields
@@ -47,15 +48,8 @@ interface PendingToolCall {
   arguments: string
 }
 
-/** Empty arguments mean "no arguments"; invalid JSON is kept as the raw string for the engine to report. */
-export const parseToolArguments = (raw: string): unknown => {
-  if (raw.trim() === "") return {}
-  try {
-    return JSON.parse(raw)
-  } catch {
-    return raw
-  }
-}
+/** Kept here for importers of this module; the depth-checked parser lives in tool-arguments.ts. */
+export { parseToolArguments }
 
 export const mapFinishReason = (reason: string): FinishReason => {
   switch (reason) {

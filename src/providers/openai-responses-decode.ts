@@ -14,7 +14,7 @@ import type {
 } from "openai/resources/responses/responses"
 import type { FinishReason, OpaqueState, Usage } from "../session/items.ts"
 import type { ModelEvent } from "./model-client.ts"
-import { parseToolArguments } from "./openai-chat-decode.ts"
+import { parseToolArguments } from "./tool-arguments.ts"
 
 export const responsesProtocol = "openai-responses"
 

@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Random from "effect/Random"
 import * as Stream from "effect/Stream"
-import { isRetryable, type ProviderError } from "./errors.ts"
+import { isRetryable, ProviderError } from "./errors.ts"
 
 export interface RetryInfo {
   /** The attempt that just failed, 1-based. */
@@ -22,7 +22,7 @@ export interface RetryOptions<R = never> {
   readonly maxAttempts?: number
   /** Backoff before the second attempt when the server gave no retry-after; doubles each time (default 1 s). */
   readonly baseDelayMs?: number
-  /** The longest retry-after honoured (default 60 s). */
+  /** The longest retry-after waited for (default 60 s); a longer one fails at once with `refusedWait`. */
   readonly maxRetryAfterMs?: number
   /** Told before each wait, so the operator knows why nothing is happening. */
   readonly onRetry?: (info: RetryInfo) => Effect.Effect<void, never, R>
@@ -49,6 +49,23 @@ export const retryDelayMs = (
   return Math.round(backoff / 2 + (random * backoff) / 2)
 }
 
+const waitTooLong = (error: ProviderError, maxMs: number): boolean => error.retryAfterMs !== undefined && error.retryAfterMs > maxMs
+
+const waitText = (ms: number): string => {
+  const seconds = Math.ceil(ms / 1000)
+  return seconds < 120 ? `${seconds} s` : seconds < 7200 ? `${Math.round(seconds / 60)} min` : `${Math.round(seconds / 3600)} h`
+}
+
+/**
+ * A server asking for a longer wait than the operator allows: the turn fails now with the wait it
+ * asked for, instead of waiting silently (or retrying early, which such servers refuse again).
+ */
+export const refusedWait = (error: ProviderError, maxMs: number): ProviderError =>
+  new ProviderError({
+    ...error,
+    message: `${error.message}; the server asks to wait ${waitText(error.retryAfterMs ?? 0)}, more than retry.maxWaitSeconds (${Math.round(maxMs / 1000)} s in config.json): try again later or raise it`
+  })
+
 /** Runs `makeStream()` again on retryable errors that happen before its first element; sleeps on the Clock. */
 export const retryStream = <A, R = never, R2 = never>(
   makeStream: () => Stream.Stream<A, ProviderError, R>,
@@ -67,6 +84,8 @@ export const retryStream = <A, R = never, R2 = never>(
         Stream.catchAll((error) =>
           emitted || number >= maxAttempts || !isRetryable(error)
             ? Stream.fail(error)
+            : waitTooLong(error, options.maxRetryAfterMs ?? defaultMaxRetryAfterMs)
+            ? Stream.fail(refusedWait(error, options.maxRetryAfterMs ?? defaultMaxRetryAfterMs))
             : Stream.unwrap(
                 Effect.gen(function* () {
                   const delayMs = retryDelayMs(number, error, yield* Random.next, options)

@@ -4,8 +4,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { describeParseError } from "../config/load.ts"
+import { describeParseError } from "../config/parse-errors.ts"
 import { writeFileAtomic } from "../files/atomic.ts"
+import { jsonTextTooDeep } from "../files/json-depth.ts"
 import type { ApprovalMode } from "../approval/policy.ts"
 import { SessionDocument, emptyUsage, type Mode } from "./document.ts"
 import { newSessionId } from "./ids.ts"
@@ -65,6 +66,9 @@ export interface SessionStoreShape {
 
 const decodeDocument = Schema.decodeUnknownEither(SessionDocument)
 
+/** A session nests about six levels above its tool arguments, which are kept within 64 (providers/tool-arguments.ts). */
+const maxSessionDepth = 128
+
 const sessionFileName = (id: string): string => `${id}.json`
 
 const messageCount = (doc: SessionDocument): number =>
@@ -93,6 +97,9 @@ export const makeSessionStore = (dir: string): SessionStoreShape => {
       catch: (error) => new SessionError({ message: `${file}: cannot read (${errorText(error)})` })
     }).pipe(
       Effect.flatMap((text) => {
+        if (jsonTextTooDeep(text, maxSessionDepth)) {
+          return Effect.fail(new SessionError({ message: `${file}: nests deeper than ${maxSessionDepth} levels, not a Crystal session; the file was left untouched` }))
+        }
         let json: unknown
         try {
           json = JSON.parse(text)

@@ -1,10 +1,8 @@
 /**
- * The shell tools of one session: their definitions now, their implementation and the session's
- * BackgroundBash service on the first shell call (neither costs start-up time), with the service
- * made in the session's scope so that closing the session kills every task.
+ * The shell tools of one session: their definitions now, their implementation on the first shell
+ * call (no start-up cost), running background tasks on the session's BackgroundBash service.
  */
 import * as Effect from "effect/Effect"
-import * as Scope from "effect/Scope"
 import type { Config } from "../config/schema.ts"
 import {
   DEFAULT_BASH_TIMEOUT_SECONDS,
@@ -14,41 +12,32 @@ import {
   backgroundTimeoutSeconds,
   defaultShell
 } from "../bash/limits.ts"
-import type { BackgroundBashShape } from "../bash/background.ts"
+import type { BackgroundBashShape } from "../bash/background-bash.ts"
 import { BASH_OUTPUT_CAPS, bashSpecs, type BashSettings, type CommandClassifier } from "./bash-specs.ts"
 import { defineTool, type Tool } from "./tool.ts"
 
+/** The settings the shell tools and the session's BackgroundBash service share, from config.json. */
+export const bashSettings = (config: Pick<Config, "bashTimeoutSeconds" | "backgroundBashTimeoutSeconds">): BashSettings => ({
+  bashTimeoutSeconds: config.bashTimeoutSeconds ?? DEFAULT_BASH_TIMEOUT_SECONDS,
+  backgroundTimeoutSeconds: backgroundTimeoutSeconds(config.backgroundBashTimeoutSeconds),
+  bufferBytes: DEFAULT_LOG_BUFFER_BYTES,
+  maxTasks: DEFAULT_MAX_TASKS,
+  graceMs: DEFAULT_GRACE_MS,
+  caps: BASH_OUTPUT_CAPS,
+  shell: defaultShell()
+})
+
 export const sessionBashTools = (
-  config: Pick<Config, "bashTimeoutSeconds" | "backgroundBashTimeoutSeconds">,
-  scope: Scope.Scope,
-  classifyCommand: CommandClassifier,
-  /** Told about the BackgroundBash service once it exists (the terminal's status line counts running tasks). */
-  onBackground?: (service: BackgroundBashShape) => void
+  settings: BashSettings,
+  background: BackgroundBashShape,
+  classifyCommand: CommandClassifier
 ): Effect.Effect<ReadonlyArray<Tool>> =>
   Effect.gen(function* () {
-    const settings: BashSettings = {
-      bashTimeoutSeconds: config.bashTimeoutSeconds ?? DEFAULT_BASH_TIMEOUT_SECONDS,
-      backgroundTimeoutSeconds: backgroundTimeoutSeconds(config.backgroundBashTimeoutSeconds),
-      bufferBytes: DEFAULT_LOG_BUFFER_BYTES,
-      maxTasks: DEFAULT_MAX_TASKS,
-      graceMs: DEFAULT_GRACE_MS,
-      caps: BASH_OUTPUT_CAPS,
-      shell: defaultShell()
-    }
     const specs = bashSpecs(settings, classifyCommand)
     const runners = yield* Effect.cached(
-      Effect.gen(function* () {
-        const [tools, service] = yield* Effect.promise(() => Promise.all([import("./bash-tools.ts"), import("../bash/background.ts")]))
-        const background = yield* service.makeBackgroundBash({
-          timeoutSeconds: settings.backgroundTimeoutSeconds,
-          maxTasks: settings.maxTasks,
-          bufferBytes: settings.bufferBytes,
-          graceMs: settings.graceMs,
-          shell: settings.shell
-        }).pipe(Scope.extend(scope))
-        onBackground?.(background)
-        return tools.makeBashRunners({ background, bashTimeoutSeconds: settings.bashTimeoutSeconds })
-      })
+      Effect.promise(() => import("./bash-tools.ts")).pipe(
+        Effect.map((tools) => tools.makeBashRunners({ background, bashTimeoutSeconds: settings.bashTimeoutSeconds }))
+      )
     )
     return [
       defineTool({ ...specs.bash, run: (args, context) => Effect.flatMap(runners, (run) => run.bash(args, context)) }),

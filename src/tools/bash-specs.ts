@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import type { Classification } from "../approval/classification.ts"
 import { DEFAULT_LOG_READ_BYTES } from "../bash/limits.ts"
 import * as P from "./params.ts"
-import type { ToolContext, ToolError, ToolSpec } from "./tool.ts"
+import { workModeOnly, type ToolContext, type ToolFailure, type ToolSpec } from "./tool.ts"
 
 /** How much of a foreground command's output the model sees: the beginning and, mostly, the end. */
 export interface HeadTailCaps {
@@ -64,7 +64,7 @@ export interface BashSettings {
 }
 
 /** The command classifier (approval/); bash and bash_start classify with it. */
-export type CommandClassifier = (command: string, context: ToolContext) => Effect.Effect<Classification, ToolError>
+export type CommandClassifier = (command: string, context: ToolContext) => Effect.Effect<Classification, ToolFailure>
 
 export const bashSpecs = (settings: BashSettings, classifyCommand: CommandClassifier) => {
   const shell = path.basename(settings.shell)
@@ -75,6 +75,7 @@ export const bashSpecs = (settings: BashSettings, classifyCommand: CommandClassi
   return {
     bash: spec({
       name: "bash",
+      modes: workModeOnly,
       description:
         `Run a shell command (${shell} -c) in the workspace and wait for it; killed after ${formatLimit(settings.bashTimeoutSeconds)}. stdin is closed. ` +
         "The result starts with `exit N` (or the signal / timeout), then stdout and stderr interleaved, capped to the first " +
@@ -86,6 +87,7 @@ export const bashSpecs = (settings: BashSettings, classifyCommand: CommandClassi
     }),
     bashStart: spec({
       name: "bash_start",
+      modes: workModeOnly,
       description:
         `Start a shell command (${shell} -c) in the background in the workspace; returns a task id (bg1, bg2, …) at once. ` +
         `stdin is closed; stdout and stderr go to a ${formatCapacity(settings.bufferBytes)} buffer (oldest output dropped first). ` +
@@ -96,12 +98,14 @@ export const bashSpecs = (settings: BashSettings, classifyCommand: CommandClassi
     }),
     bashStatus: spec({
       name: "bash_status",
+      modes: workModeOnly,
       description: "State of a background task (running, exited with code, stopped, timed out, killed by a signal), or of all tasks without id.",
       parameters: P.object({ id: P.optional(P.string("Task id, e.g. bg1.")) }),
       classify: (args) => Effect.succeed(noPaths("low", "read", `bash_status ${args.id ?? "(all)"}`, "bash_status"))
     }),
     bashLogs: spec({
       name: "bash_logs",
+      modes: workModeOnly,
       description:
         "Read a background task's output (stdout and stderr interleaved) by byte offset. Without offset: the last `limit` bytes. " +
         "The first line gives the range shown, the oldest offset still held and the next offset: pass it as offset to read " +
@@ -115,6 +119,7 @@ export const bashSpecs = (settings: BashSettings, classifyCommand: CommandClassi
     }),
     bashStop: spec({
       name: "bash_stop",
+      modes: workModeOnly,
       description: `Stop a background task: its whole process tree gets SIGTERM, then SIGKILL after ${settings.graceMs / 1000} s.`,
       parameters: P.object({ id: P.string("Task id, e.g. bg1.") }),
       classify: (args) => Effect.succeed(noPaths("low", "execute", `stop background task ${args.id}`, "bash_stop"))

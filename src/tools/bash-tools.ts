@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import type { BackgroundBashShape, TaskInfo } from "../bash/background.ts"
 import { runForeground, type ForegroundOutcome } from "../bash/foreground.ts"
 import { DEFAULT_LOG_READ_BYTES, defaultShell } from "../bash/limits.ts"
+import { sandboxStartNote, sandboxStatus, type SandboxRequest } from "../bash/sandbox.ts"
 import { BASH_OUTPUT_CAPS, bashSpecs, formatSize, type BashSettings, type BashSpecs, type CommandClassifier, type HeadTailCaps } from "./bash-specs.ts"
 import { defineTool, ToolError, type Tool, type ToolContext, type ToolSpec } from "./tool.ts"
 import { byteLength, cutLine } from "./truncate.ts"
@@ -155,6 +156,31 @@ const nonEmpty = (command: string): Effect.Effect<string, ToolError> =>
 
 type Run<S> = S extends ToolSpec<infer F> ? Tool<F>["run"] : never
 
+/** What the OS sandbox keeps for a call the verdict marked sandboxed: the workspace and grants visible, the spill folder writable. */
+const sandboxFor = (context: ToolContext): SandboxRequest | undefined =>
+  context.sandbox === undefined
+    ? undefined
+    : {
+        mode: context.sandbox,
+        cwd: context.fence.workspace,
+        readable: context.fence.grants.map((grant) => grant.root),
+        writable: context.spillDir === undefined ? [] : [context.spillDir]
+      }
+
+let probeFailureTold = false
+
+/**
+ * A sandbox program that is installed but does not work here is only found out by the first
+ * sandboxed call (the session-start note covers a missing one): that call's result says so, once.
+ */
+const unsandboxedNote = (request: SandboxRequest | undefined): string => {
+  if (request === undefined || probeFailureTold) return ""
+  const status = sandboxStatus()
+  if (status.available || sandboxStartNote() !== undefined) return ""
+  probeFailureTold = true
+  return `\n[not sandboxed: ${status.reason}; the command classifier alone decided]`
+}
+
 /** The run functions of the five shell tools; their definitions are bash-specs.ts. */
 export interface BashRunners {
   readonly bash: Run<BashSpecs["bash"]>
@@ -172,22 +198,26 @@ export const makeBashRunners = (options: Omit<BashToolsOptions, "classifyCommand
     bash: (args, context) =>
       Effect.gen(function* () {
         const command = yield* nonEmpty(args.command)
+        const sandbox = sandboxFor(context)
         const result = yield* runForeground({
           command,
           cwd: context.fence.workspace,
+          sandbox,
           timeoutSeconds: bashTimeoutSeconds,
           ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
           ...(options.captureBytes === undefined ? {} : { captureBytes: options.captureBytes })
         }).pipe(Effect.mapError(asToolError))
         const status = statusLine(result.outcome)
-        if (result.totalBytes === 0) return { text: `${status}\n(no output)` }
-        return { text: `${status}\n${yield* capHeadTail(context, "bash", result.output, caps)}` }
+        const note = unsandboxedNote(sandbox)
+        if (result.totalBytes === 0) return { text: `${status}\n(no output)${note}` }
+        return { text: `${status}\n${yield* capHeadTail(context, "bash", result.output, caps)}${note}` }
       }),
     bashStart: (args, context) =>
       Effect.gen(function* () {
         const command = yield* nonEmpty(args.command)
-        const task = yield* background.start(command, { cwd: context.fence.workspace }).pipe(Effect.mapError(asToolError))
-        return { text: `started ${task.id} (pid ${task.pid})` }
+        const sandbox = sandboxFor(context)
+        const task = yield* background.start(command, { cwd: context.fence.workspace, sandbox }).pipe(Effect.mapError(asToolError))
+        return { text: `started ${task.id} (pid ${task.pid})${unsandboxedNote(sandbox)}` }
       }),
     bashStatus: (args) =>
       Effect.gen(function* () {

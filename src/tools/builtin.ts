@@ -4,21 +4,31 @@
  * node:child_process, the walker or the gitignore compiler) is evaluated at start-up.
  */
 import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "./specs.ts"
+import type { SearchIndexCache } from "./search-cache.ts"
 import { searchSpec } from "./search-spec.ts"
 import { lazyTool, type Tool } from "./tool.ts"
 import { editSpec, writeSpec } from "./write-specs.ts"
 
-/** The built-in tools, in the order they are offered to the model. */
-export const builtinTools: ReadonlyArray<Tool> = [
+/** The built-in tools of one session, in the order they are offered to the model; search keeps its indexes in `searchIndexes`. */
+export const makeBuiltinTools = (searchIndexes: SearchIndexCache): ReadonlyArray<Tool> => [
   lazyTool(readSpec, () => import("./read.ts").then((module) => module.readFile)),
   lazyTool(listSpec, () => import("./list.ts").then((module) => module.listDirectory)),
   lazyTool(treeSpec, () => import("./tree.ts").then((module) => module.showTree)),
   lazyTool(globSpec, () => import("./glob.ts").then((module) => module.findFiles)),
   lazyTool(grepSpec, () => import("./grep.ts").then((module) => (args, context) => module.searchFiles(args, context))),
-  lazyTool(searchSpec, () => import("./search.ts").then((module) => module.searchWorkspace)),
+  lazyTool(searchSpec, () => import("./search.ts").then((module) => module.makeSearchWorkspace(searchIndexes))),
   lazyTool(editSpec, () => import("./edit.ts").then((module) => module.editFile)),
   lazyTool(writeSpec, () => import("./write.ts").then((module) => module.writeFile))
 ]
 
 /** Their names, in the same order. */
-export const builtinToolNames: ReadonlyArray<string> = builtinTools.map((tool) => tool.name)
+export const builtinToolNames: ReadonlyArray<string> = [readSpec, listSpec, treeSpec, globSpec, grepSpec, searchSpec, editSpec, writeSpec].map((spec) => spec.name)
+
+/** The tools each session makes for itself, because they need its services (todo list, operator, skills, shell). */
+export const sessionToolNames: ReadonlyArray<string> = ["todowrite", "todoread", "question", "skill", "bash", "bash_start", "bash_status", "bash_logs", "bash_stop"]
+
+/** Every tool this build provides; `--disable-tool` accepts exactly these names (a session test holds it to the real list). */
+export const providedToolNames: ReadonlyArray<string> = [...builtinToolNames, ...sessionToolNames]
+
+/** Names no plugin or external tool may take, even when disabled (SPEC M5); the image tools are reserved ahead of them. */
+export const reservedToolNames: ReadonlySet<string> = new Set([...providedToolNames, "describe_image", "view_image"])

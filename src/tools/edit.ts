@@ -26,7 +26,7 @@ import {
 } from "./edit-files.ts"
 import { disjoint, locate, nearMiss, unescaped, withoutLinePrefixes, type Match } from "./edit-match.ts"
 import { statOrNotFound } from "./not-found.ts"
-import { ToolError, type ToolContext, type ToolOutput } from "./tool.ts"
+import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 
 export interface EditArgs {
   readonly path: string
@@ -205,7 +205,7 @@ const edit = async (real: string, display: string, args: EditArgs, context: Tool
 }
 
 /** The edit tool's implementation. */
-export const editFile = (args: EditArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolError> =>
+export const editFile = (args: EditArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
   Effect.gen(function* () {
     if (args.old_string.length === 0) {
       return yield* new ToolError({ message: "old_string is empty. To create a file or replace all of its content, use write." })

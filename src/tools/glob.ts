@@ -3,7 +3,7 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { compileGlob } from "./gitignore.ts"
 import { globBaseInput, splitGlobPattern } from "./glob-pattern.ts"
-import { ToolError, type ToolContext, type ToolOutput } from "./tool.ts"
+import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
 import { ignoreRootFor, walk, WalkAborted, WalkDir } from "./walk.ts"
 
@@ -26,7 +26,7 @@ const depthNeeded = (glob: string): number =>
   glob.includes("**") || glob.includes("{") ? Number.POSITIVE_INFINITY : glob.split("/").length
 
 /** The glob tool (its definition is globSpec in specs.ts). */
-export const findFiles = (args: { readonly pattern: string; readonly path?: string | undefined }, context: ToolContext): Effect.Effect<ToolOutput, ToolError> =>
+export const findFiles = (args: { readonly pattern: string; readonly path?: string | undefined }, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
   Effect.gen(function* () {
     const pattern = args.pattern.trim()
     if (pattern === "") return yield* new ToolError({ message: "pattern is empty; give a glob such as **/*.ts" })

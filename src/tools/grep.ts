@@ -5,7 +5,7 @@ import { decodeForSearch, grepBuiltin, grepGlob } from "./grep-builtin.ts"
 import { formatRecords, GREP_MAX_RECORDS, type GrepRequest, type GrepResult } from "./grep-records.ts"
 import { statOrNotFound } from "./not-found.ts"
 import { findRipgrep, grepWithRipgrep } from "./ripgrep.ts"
-import { ToolError, type ToolContext, type ToolOutput } from "./tool.ts"
+import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
 import { ignoreRootFor, WalkAborted } from "./walk.ts"
 
@@ -49,7 +49,7 @@ export const runGrep = (ripgrep: string | undefined, request: GrepRequest): Effe
     : grepWithRipgrep(ripgrep, request).pipe(Effect.catchTag("RipgrepUnavailable", () => runBuiltinGrep(request)))
 
 /** Checks the arguments and resolves the target; the request both implementations take. */
-export const prepareGrep = (args: GrepArgs, context: ToolContext): Effect.Effect<{ readonly request: GrepRequest; readonly display: string } | { readonly refused: string }, ToolError> =>
+export const prepareGrep = (args: GrepArgs, context: ToolContext): Effect.Effect<{ readonly request: GrepRequest; readonly display: string } | { readonly refused: string }, ToolFailure> =>
   Effect.gen(function* () {
     const { real, display } = yield* context.fence.resolve(args.path ?? ".", "read")
     // Checked here for rg too, which would report a bad glob in its own words.
@@ -106,7 +106,7 @@ export const grepOutput = (context: ToolContext, request: GrepRequest, display: 
  * omitted (as the tool runs it) = `rg` from PATH if there is one, a path = that program, `null` =
  * always the built-in search.
  */
-export const searchFiles = (args: GrepArgs, context: ToolContext, options: GrepToolOptions = {}): Effect.Effect<ToolOutput, ToolError> =>
+export const searchFiles = (args: GrepArgs, context: ToolContext, options: GrepToolOptions = {}): Effect.Effect<ToolOutput, ToolFailure> =>
   Effect.gen(function* () {
     const prepared = yield* prepareGrep(args, context)
     if ("refused" in prepared) return { text: prepared.refused }

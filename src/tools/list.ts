@@ -2,7 +2,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { statOrNotFound } from "./not-found.ts"
-import { ToolError, type ToolContext, type ToolOutput } from "./tool.ts"
+import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
 import { compareNames } from "./walk.ts"
 
@@ -28,7 +28,7 @@ export const describeSymlink = async (full: string, name: string): Promise<strin
 }
 
 /** The list tool (its definition is listSpec in specs.ts). */
-export const listDirectory = (args: { readonly path?: string | undefined }, context: ToolContext): Effect.Effect<ToolOutput, ToolError> =>
+export const listDirectory = (args: { readonly path?: string | undefined }, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
   Effect.gen(function* () {
     const { real, display } = yield* context.fence.resolve(args.path ?? ".", "read")
     const lines = yield* Effect.tryPromise({

@@ -3,9 +3,9 @@
  * Operator service asks them; with nobody there (crystal run) the call fails with instructions.
  */
 import * as Effect from "effect/Effect"
-import type { OperatorShape, Question, QuestionAnswer } from "../engine/operator.ts"
+import type { Question, QuestionAnswer, QuestionAsker } from "./questions.ts"
 import * as P from "./params.ts"
-import { defineTool, ToolError, type Tool } from "./tool.ts"
+import { everyMode, defineTool, ToolError, type Tool } from "./tool.ts"
 
 export const headerLimit = 12
 
@@ -40,9 +40,10 @@ export const noOperatorText =
   "No one can answer questions in this non-interactive run. Go on with your recommended default only when it is safe " +
   "and reversible; otherwise stop and report the open question and the default you would take."
 
-export const makeQuestionTool = (operator: OperatorShape): Tool =>
+export const makeQuestionTool = (operator: QuestionAsker): Tool =>
   defineTool({
     name: "question",
+    modes: everyMode,
     description:
       "Ask the operator 1–4 multiple-choice questions when a decision is theirs (preferences, trade-offs, ambiguous " +
       "requirements). Give 2–6 options each, the recommended one first. The answer lists the chosen labels per question; " +

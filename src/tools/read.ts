@@ -2,7 +2,7 @@ import * as fs from "node:fs/promises"
 import * as Effect from "effect/Effect"
 import { statOrNotFound } from "./not-found.ts"
 import { READ_MAX_BYTES, READ_MAX_LINE_CHARS, READ_MAX_LINES } from "./specs.ts"
-import { ToolError, type ToolContext, type ToolOutput } from "./tool.ts"
+import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { byteLength, cutLine } from "./truncate.ts"
 
 const SNIFF_BYTES = 8192
@@ -220,7 +220,7 @@ const formatRead = (collector: LineCollector, request: ReadRequest): string => {
 export const readFile = (
   args: { readonly path: string; readonly offset?: number | undefined; readonly limit?: number | undefined },
   context: ToolContext
-): Effect.Effect<ToolOutput, ToolError> =>
+): Effect.Effect<ToolOutput, ToolFailure> =>
   Effect.gen(function* () {
     const { real, display } = yield* context.fence.resolve(args.path, "read")
     const request: ReadRequest = {

@@ -29,15 +29,15 @@
  * on some file systems): a file or directory whose mtime was within `RACY_MS` of the moment it was
  * read is read again at the next refresh, as git does for "racily clean" entries.
  *
- * Scope: a module-level cache keyed by the real path of the walked root, holding at most
- * MAX_INDEXES roots (least recently used dropped). Crystal runs one session per process, so this
- * is the session's index; it is never written to disk.
+ * Scope: the session's SearchIndexCache (search-cache.ts), keyed by the real path of the walked
+ * root; dropped when the session ends and never written to disk.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Worker } from "node:worker_threads"
 import { IGNORE_FILE_NAMES } from "./gitignore.ts"
+import type { SearchIndexCache } from "./search-cache.ts"
 import { DEF_FLAG, FILE_BINARY, FILE_TOO_BIG, FILE_UNREADABLE, searchWorkerSource, TF_MASK, type SearchKernel } from "./search-kernel.ts"
 import { kernelConfig, makeKernel, splitWords, stem } from "./search-tokenize.ts"
 import { WalkDir, type WalkEntry } from "./walk.ts"
@@ -1051,64 +1051,9 @@ class WorkerPool {
   }
 }
 
-// ---- the per-process cache --------------------------------------------------------------------------
-
-/** Indexes kept at once (one per walked root); the least recently used goes first. */
-const MAX_INDEXES = 4
-
-interface CacheEntry {
-  index: Promise<SearchIndex>
-  /** Serializes refresh+query on one index. */
-  lock: Promise<unknown>
-}
-
-const cache = new Map<string, CacheEntry>()
-let defaultOptions: SearchIndexOptions = {}
-
 /**
- * Runs `use` on the index of `root` (a real directory path), building it on first use and
- * refreshing it first otherwise. Calls on one root run one after another. The cache lives as
- * long as the process: Crystal runs one session per process, so it is the session's index.
+ * Runs `use` on the index of `root` (a real directory path) kept in the session's `cache`, building
+ * it on first use and refreshing it first otherwise; calls on one root run one after another.
  */
-export const withSearchIndex = async <A>(root: string, use: (index: SearchIndex, fresh: boolean) => A | Promise<A>): Promise<A> => {
-  let entry = cache.get(root)
-  let fresh = false
-  if (entry === undefined) {
-    fresh = true
-    const index = SearchIndex.build(root, defaultOptions)
-    entry = { index, lock: index }
-    cache.set(root, entry)
-    index.catch(() => {
-      if (cache.get(root) === entry) cache.delete(root)
-    })
-    while (cache.size > MAX_INDEXES) {
-      const oldest = cache.keys().next().value
-      if (oldest === undefined) break
-      cache.delete(oldest)
-    }
-  } else {
-    cache.delete(root)
-    cache.set(root, entry)
-  }
-  const current = entry
-  const run = current.lock
-    .catch(() => undefined)
-    .then(async () => {
-      const index = await current.index
-      if (!fresh) await index.refresh()
-      return use(index, fresh)
-    })
-  current.lock = run.catch(() => undefined)
-  try {
-    return await run
-  } catch (error) {
-    if (cache.get(root) === current && !fresh) cache.delete(root)
-    throw error
-  }
-}
-
-/** Forgets every index, and sets the options of those built from now on (tests). */
-export const resetSearchIndexes = (options: SearchIndexOptions = {}): void => {
-  cache.clear()
-  defaultOptions = options
-}
+export const withSearchIndex = <A>(cache: SearchIndexCache, root: string, use: (index: SearchIndex, fresh: boolean) => A | Promise<A>): Promise<A> =>
+  cache.run(root, () => SearchIndex.build(root, cache.options), use)

@@ -6,7 +6,7 @@
 import type * as Schema from "effect/Schema"
 import { classifyPaths } from "../approval/classify-paths.ts"
 import * as P from "./params.ts"
-import type { ToolSpec } from "./tool.ts"
+import { everyMode, type ToolSpec } from "./tool.ts"
 
 export const SEARCH_DEFAULT_LIMIT = 10
 export const SEARCH_MAX_LIMIT = 50
@@ -16,6 +16,7 @@ const spec = <F extends Schema.Struct.Fields>(definition: ToolSpec<F>): ToolSpec
 
 export const searchSpec = spec({
   name: "search",
+  modes: everyMode,
   description:
     "Ranked search for the files most relevant to a natural-language or keyword query (e.g. \"how is the retry-after " +
     "header parsed\", \"session store save\"): matches words in file names and contents, identifiers split on case and " +

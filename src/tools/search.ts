@@ -10,17 +10,18 @@
  * and for a declared name made of query terms. The best line's phrase and adjacency bonus and the
  * best declared name add to the file's score; the 3 best lines are its snippets.
  *
- * The index is built on the first search under a root and kept for the session (see
- * search-index.ts); the call waits for it, and an interrupted call leaves it building.
+ * The index is built on the first search under a root and kept in the session's cache
+ * (search-cache.ts); the call waits for it, and an interrupted call leaves it building.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { statOrNotFound } from "./not-found.ts"
+import type { SearchIndexCache } from "./search-cache.ts"
 import { withSearchIndex, SEARCH_MAX_FILES, type QueryTerm, type SearchIndex } from "./search-index.ts"
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "./search-spec.ts"
 import { parseQuery, SEARCH_MAX_FILE_BYTES, splitWords, stem } from "./search-tokenize.ts"
-import { ToolError, type ToolContext, type ToolOutput } from "./tool.ts"
+import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { ignoreRootFor, toPosix } from "./walk.ts"
 
 export interface SearchArgs {
@@ -280,8 +281,8 @@ export const rankFiles = async (index: SearchIndex, stems: ReadonlyArray<string>
 
 const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
-/** The search tool (its definition is searchSpec in search-spec.ts). */
-export const searchWorkspace = (args: SearchArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolError> =>
+/** The search tool of a session whose indexes `cache` keeps (its definition is searchSpec in search-spec.ts). */
+export const makeSearchWorkspace = (cache: SearchIndexCache) => (args: SearchArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
   Effect.gen(function* () {
     const query = args.query.trim()
     if (query === "") return yield* new ToolError({ message: "query is empty; describe what to find, e.g. \"where are sessions saved\"" })
@@ -301,7 +302,7 @@ export const searchWorkspace = (args: SearchArgs, context: ToolContext): Effect.
     const under = toPosix(path.relative(root, real))
     const limit = Math.min(args.limit ?? SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT)
     const result = yield* Effect.tryPromise({
-      try: () => withSearchIndex(root, (index) => rankFiles(index, parsed.stems, under, limit)),
+      try: () => withSearchIndex(cache, root, (index) => rankFiles(index, parsed.stems, under, limit)),
       catch: (error) => new ToolError({ message: `search failed: ${errorMessage(error)}` })
     })
     if (result.hits.length === 0) {

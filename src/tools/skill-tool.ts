@@ -3,11 +3,12 @@ import * as fs from "node:fs/promises"
 import * as Effect from "effect/Effect"
 import { parseFrontMatter, type Skill } from "../skills/discover.ts"
 import * as P from "./params.ts"
-import { defineTool, ToolError, type Tool } from "./tool.ts"
+import { everyMode, defineTool, ToolError, type Tool } from "./tool.ts"
 
 export const makeSkillTool = (skills: ReadonlyArray<Skill>): Tool =>
   defineTool({
     name: "skill",
+    modes: everyMode,
     description: "Load a skill listed in the system text: its instructions, and the folder holding its other files (read them with read).",
     parameters: P.object({ name: P.string("The skill's name.") }),
     classify: (args) =>

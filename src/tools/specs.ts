@@ -8,7 +8,7 @@ import type * as Schema from "effect/Schema"
 import { classifyPaths } from "../approval/classify-paths.ts"
 import { globBaseInput, splitGlobPattern } from "./glob-pattern.ts"
 import * as P from "./params.ts"
-import type { ToolSpec } from "./tool.ts"
+import { everyMode, type ToolSpec } from "./tool.ts"
 
 export const READ_MAX_LINES = 2000
 export const READ_MAX_BYTES = 50 * 1024
@@ -21,6 +21,7 @@ const spec = <F extends Schema.Struct.Fields>(definition: ToolSpec<F>): ToolSpec
 
 export const readSpec = spec({
   name: "read",
+  modes: everyMode,
   description:
     `Read a text file as numbered lines (\`N<tab>text\`): up to ${READ_MAX_LINES} lines or ${READ_MAX_BYTES / 1024} KB ` +
     `per call, then a note gives the offset to continue from; lines over ${READ_MAX_LINE_CHARS} characters are cut. ` +
@@ -35,6 +36,7 @@ export const readSpec = spec({
 
 export const listSpec = spec({
   name: "list",
+  modes: everyMode,
   description: "List a directory's entries: directories first (ending in /), then files; links as `name -> target`.",
   parameters: P.object({
     path: P.optional(P.string("Directory (default: workspace root)."))
@@ -44,6 +46,7 @@ export const listSpec = spec({
 
 export const treeSpec = spec({
   name: "tree",
+  modes: everyMode,
   description:
     "Show the directory tree, indented two spaces per level; directories end in /, `…` marks a non-empty directory " +
     "beyond depth. Skips .git and ignored files (.gitignore, .ignore, .rgignore).",
@@ -56,6 +59,7 @@ export const treeSpec = spec({
 
 export const globSpec = spec({
   name: "glob",
+  modes: everyMode,
   description:
     "Find files by path glob. Returns paths relative to the workspace, sorted; skips .git and ignored files " +
     "(.gitignore, .ignore, .rgignore).",
@@ -69,6 +73,7 @@ export const globSpec = spec({
 
 export const grepSpec = spec({
   name: "grep",
+  modes: everyMode,
   description:
     "Search file contents with a regular expression (Rust regex syntax, as ripgrep). Output: `path:line:text` per " +
     "matching line, `path-line-text` for context lines, `--` between separate groups; sorted by path. Skips .git, " +

@@ -5,8 +5,9 @@
 import * as Effect from "effect/Effect"
 import type { Classification } from "../approval/classification.ts"
 import type { Todo } from "../session/document.ts"
+import { formatTodos } from "../session/todos.ts"
 import * as P from "./params.ts"
-import { defineTool, ToolError, type Tool } from "./tool.ts"
+import { everyMode, defineTool, ToolError, type Tool } from "./tool.ts"
 
 export interface TodoStore {
   readonly get: Effect.Effect<ReadonlyArray<Todo>>
@@ -19,15 +20,13 @@ const priorities = ["high", "medium", "low"] as const
 const noFiles = (summary: string): Effect.Effect<Classification> =>
   Effect.succeed({ risk: "low", authority: "read", scope: "workspace", summary, paths: [] })
 
-export const formatTodos = (todos: ReadonlyArray<Todo>): string =>
-  todos.length === 0 ? "(no todos)" : todos.map((todo, i) => `${i + 1}. [${todo.status}] (${todo.priority}) ${todo.content}`).join("\n")
-
 export const countByStatus = (todos: ReadonlyArray<Todo>): string =>
   statuses.map((status) => `${todos.filter((todo) => todo.status === status).length} ${status.replace("_", " ")}`).join(", ")
 
 export const makeTodoTools = (store: TodoStore): { readonly todowrite: Tool; readonly todoread: Tool } => ({
   todowrite: defineTool({
     name: "todowrite",
+    modes: everyMode,
     description:
       "Replace the session's todo list with this one (send every item, not a change). Use it for multi-step work: " +
       "keep one item in_progress, mark items completed as soon as they are done.",
@@ -58,6 +57,7 @@ export const makeTodoTools = (store: TodoStore): { readonly todowrite: Tool; rea
   }),
   todoread: defineTool({
     name: "todoread",
+    modes: everyMode,
     description: "Show the session's todo list.",
     parameters: P.object({}),
     classify: () => noFiles("read the todo list"),

@@ -1,7 +1,8 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Classification } from "../approval/classification.ts"
-import type { PathFence } from "../approval/path-fence.ts"
+import type { FenceError, PathFence } from "../approval/path-fence.ts"
+import type { Mode } from "../session/document.ts"
 import type { ImageRef } from "../session/items.ts"
 import type { ObjectParams } from "./params.ts"
 
@@ -9,6 +10,9 @@ import type { ObjectParams } from "./params.ts"
 export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
   message: Schema.String
 }) {}
+
+/** Everything a tool may fail with; both messages are written for the model. */
+export type ToolFailure = ToolError | FenceError
 
 export interface ToolOutput {
   readonly text: string
@@ -24,22 +28,42 @@ export interface ToolContext {
    * it (a directory the fence grants for reading).
    */
   readonly spill: (toolName: string, text: string) => Effect.Effect<string, ToolError>
+  /** The directory `spill` writes to; a sandboxed shell command may write there too. */
+  readonly spillDir?: string | undefined
+  /**
+   * Set by the executor when the approval policy let a read run unasked (or the approval mode is
+   * plan): shell tools then run the command in the OS sandbox (src/bash/sandbox.ts).
+   */
+  readonly sandbox?: "read-only" | undefined
 }
 
 /** What the model sees of a tool, and how the host classifies a call before anything runs. */
+/** Offered in plan and work mode: the tool cannot change anything (the host still checks every call). */
+export const everyMode: ReadonlyArray<Mode> = ["plan", "work"]
+/** Offered in work mode only. */
+export const workModeOnly: ReadonlyArray<Mode> = ["work"]
+
 export interface ToolSpec<F extends Schema.Struct.Fields = Schema.Struct.Fields> {
   readonly name: string
   readonly description: string
   readonly parameters: ObjectParams<F>
+  /** The modes whose catalog offers the tool (SPEC M1, M2). */
+  readonly modes: ReadonlyArray<Mode>
+  /**
+   * Every write the tool makes goes through the path fence to the file its `path` argument names
+   * (edit, write): the edit approval mode may run it inside the workspace, and compaction lists
+   * the files it changed.
+   */
+  readonly writesThroughFence?: boolean
   /**
    * The host's classification of a call (SPEC A1), computed from the decoded arguments alone:
    * it must not run anything. An error here (e.g. an unresolvable path) fails the call.
    */
-  readonly classify: (args: Schema.Struct.Type<F>, context: ToolContext) => Effect.Effect<Classification, ToolError>
+  readonly classify: (args: Schema.Struct.Type<F>, context: ToolContext) => Effect.Effect<Classification, ToolFailure>
 }
 
 export interface Tool<F extends Schema.Struct.Fields = Schema.Struct.Fields> extends ToolSpec<F> {
-  readonly run: (args: Schema.Struct.Type<F>, context: ToolContext) => Effect.Effect<ToolOutput, ToolError>
+  readonly run: (args: Schema.Struct.Type<F>, context: ToolContext) => Effect.Effect<ToolOutput, ToolFailure>
 }
 
 /** Keeps the parameter types of one tool while letting the catalog hold tools of any shape. */

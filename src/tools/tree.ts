@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import { describeSymlink } from "./list.ts"
 import { statOrNotFound } from "./not-found.ts"
 import { TREE_DEFAULT_DEPTH } from "./specs.ts"
-import { ToolError, type ToolContext, type ToolOutput } from "./tool.ts"
+import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
 import { ignoreRootFor, WalkAborted, WalkDir } from "./walk.ts"
 
@@ -45,7 +45,7 @@ const buildTree = async (start: WalkDir, depth: number): Promise<{ readonly line
 }
 
 /** The tree tool (its definition is treeSpec in specs.ts). */
-export const showTree = (args: { readonly path?: string | undefined; readonly depth?: number | undefined }, context: ToolContext): Effect.Effect<ToolOutput, ToolError> =>
+export const showTree = (args: { readonly path?: string | undefined; readonly depth?: number | undefined }, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
   Effect.gen(function* () {
     const { real, display } = yield* context.fence.resolve(args.path ?? ".", "read")
     const depth = args.depth ?? TREE_DEFAULT_DEPTH

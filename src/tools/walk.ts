@@ -209,6 +209,11 @@ export class WalkDir {
     return new WalkDir(shared, start, toPosix(path.relative(root, start)), 0, undefined)
   }
 
+  /** A walk of the ignore root itself, ready at once: no directory above it has ignore files that count. */
+  static openRoot(root: string): WalkDir {
+    return new WalkDir({ ancestors: [], filter: undefined, signal: undefined }, root, "", 0, undefined)
+  }
+
   private checkAborted(): void {
     if (this.shared.signal?.aborted === true) throw new WalkAborted()
   }

@@ -6,13 +6,15 @@
 import type * as Schema from "effect/Schema"
 import { classifyPaths } from "../approval/classify-paths.ts"
 import * as P from "./params.ts"
-import type { ToolSpec } from "./tool.ts"
+import { workModeOnly, type ToolSpec } from "./tool.ts"
 
 /** Checks a definition against ToolSpec while keeping its parameter types. */
 const spec = <F extends Schema.Struct.Fields>(definition: ToolSpec<F>): ToolSpec<F> => definition
 
 export const editSpec = spec({
   name: "edit",
+  modes: workModeOnly,
+  writesThroughFence: true,
   description:
     "Replace text in a file. old_string must match the file exactly, whitespace and indentation included " +
     "(without read's line-number prefixes), and only once unless replace_all: add surrounding lines to make it " +
@@ -28,6 +30,8 @@ export const editSpec = spec({
 
 export const writeSpec = spec({
   name: "write",
+  modes: workModeOnly,
+  writesThroughFence: true,
   description:
     "Create or overwrite a file with exactly the given content (UTF-8), creating parent directories. " +
     "To change part of an existing file, use edit.",

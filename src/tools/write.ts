@@ -8,7 +8,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { checkParent, countLines, errorCode, plural, refuseDirectorySyntax, replaceFile, serialized, toolErrorFrom } from "./edit-files.ts"
-import { ToolError, type ToolContext, type ToolOutput } from "./tool.ts"
+import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 
 export interface WriteArgs {
   readonly path: string
@@ -65,7 +65,7 @@ const write = async (real: string, display: string, content: string, context: To
 }
 
 /** The write tool's implementation. */
-export const writeFile = (args: WriteArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolError> =>
+export const writeFile = (args: WriteArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
   Effect.gen(function* () {
     const syntax = refuseDirectorySyntax(args.path, "write")
     if (syntax !== undefined) return yield* syntax

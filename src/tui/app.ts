@@ -12,10 +12,9 @@ import { startupComplete } from "../../layers/runtime.ts"
 import { openSessionHost, type ActiveSession } from "../../layers/session-host.ts"
 import type { Session, SessionServices } from "../../layers/session.ts"
 import type { SessionFlags } from "../cli/flags.ts"
-import type { PreparedSession } from "../cli/prepare.ts"
-import { colorWanted } from "../cli/style.ts"
-import type { ConfigError } from "../config/errors.ts"
-import { ActiveModel } from "../engine/active-model.ts"
+import type { PreparedSession } from "../../layers/prepare.ts"
+import type { SessionLocked } from "../session/lock.ts"
+import { Providers } from "../providers/providers.ts"
 import { Conversation } from "../engine/conversation.ts"
 import { runTurn } from "../engine/turn.ts"
 import { saveLateTitle } from "../session/late-title.ts"
@@ -27,13 +26,13 @@ import { editorKey, editorWith, emptyEditor, type EditorState } from "./editor-s
 import { layoutEditor, promptMark } from "./editor-view.ts"
 import { appendHistory, historyFile, historyNext, historyPrevious, historyRecord, loadHistory, makeHistory } from "./history.ts"
 import { decodeKeys, type Key } from "./keys.ts"
-import { makePalette } from "./palette.ts"
 import { recap } from "./recap.ts"
 import { Screen, type LiveFrame } from "./screen.ts"
 import { statusLine, type StatusInfo } from "./status-line.ts"
 import { openTerminal } from "./terminal.ts"
 import { makeTurnView } from "./turn-view.ts"
 import { clipText, wrapLine } from "./width.ts"
+import { colorWanted, loadPalette } from "../terminal/colors.ts"
 
 const spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 const exitWindowMs = 2000
@@ -44,10 +43,10 @@ export interface AppOptions {
   readonly env: Readonly<Record<string, string | undefined>>
 }
 
-export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.Effect<number, ConfigError, Scope.Scope> =>
+export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.Effect<number, SessionLocked, Scope.Scope> =>
   Effect.gen(function* () {
     const terminal = yield* Effect.acquireRelease(Effect.sync(openTerminal), (opened) => Effect.sync(opened.restore))
-    const palette = makePalette(colorWanted(terminal.interactive))
+    const palette = yield* Effect.promise(() => loadPalette(colorWanted(terminal.interactive)))
     const screen = new Screen(terminal)
     // Runs before the terminal's own release (finalizers run in reverse): no live region is left behind.
     yield* Effect.addFinalizer(() => Effect.sync(() => screen.clear()))
@@ -183,7 +182,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       Effect.runPromise(
         Effect.gen(function* () {
           const doc = yield* (yield* Conversation).document
-          const entry = (yield* ActiveModel).get().entry
+          const entry = (yield* Providers).current().entry
           const lastUsage = [...doc.items].reverse().find((item) => item._tag === "assistant" && item.usage !== undefined)
           const usage = lastUsage?._tag === "assistant" ? lastUsage.usage : undefined
           status = {
@@ -308,7 +307,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       const running = session()
       const id = current().document.id
       runBusy(
-        runTurn(text, { maxSteps: current().maxSteps }).pipe(
+        runTurn(text, { maxSteps: current().maxSteps, maxRetryWaitSeconds: current().config.retry?.maxWaitSeconds }).pipe(
           Effect.tap((outcome) => (outcome._tag === "Answered" ? nameInBackground(running, id) : Effect.void)),
           Effect.catchAll((error) => view.failed(error.message)),
           Effect.onInterrupt(() => Effect.sync(view.interrupted))

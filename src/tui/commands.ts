@@ -8,14 +8,14 @@ import type { SessionServices } from "../../layers/session.ts"
 import type { Access } from "../approval/path-fence.ts"
 import { approvalModeMeanings, approvalModes, type ApprovalMode } from "../approval/policy.ts"
 import { Conversation } from "../engine/conversation.ts"
-import { ActiveModel } from "../engine/active-model.ts"
+import { Providers } from "../providers/providers.ts"
 import type { SessionControls } from "../engine/session-controls.ts"
 import { Toolbox } from "../engine/toolbox.ts"
 import type { AttachmentAction } from "../prompts/attachments.ts"
 import type { SessionSummary } from "../session/store.ts"
 import type { RecentWorkspace } from "../session/workspaces.ts"
 import { MarkdownStream } from "./markdown.ts"
-import type { Palette } from "./palette.ts"
+import type { Palette } from "../terminal/colors.ts"
 
 export interface CommandContext {
   readonly controls: SessionControls
@@ -90,8 +90,8 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
     description: "show or switch the model; the conversation goes on",
     run: (args, context) =>
       args === ""
-        ? Effect.flatMap(ActiveModel, (active) => {
-            const entry = active.get().entry
+        ? Effect.flatMap(Providers, (providers) => {
+            const entry = providers.current().entry
             return say(context, `${entry.ref} · context window ${entry.capabilities.contextWindow} tokens`)
           })
         : context.controls.switchModel(args).pipe(

@@ -2,8 +2,7 @@
  * Completion menus of the input: `/command` at the start of the input (with descriptions) and
  * `@path` mentions of workspace files anywhere. Pure, except `listWorkspaceFiles`.
  */
-import * as fs from "node:fs"
-import * as path from "node:path"
+import { WalkDir } from "../tools/walk.ts"
 import { replaceRange, type EditorState } from "./editor-state.ts"
 
 export interface CompletionItem {
@@ -79,24 +78,20 @@ export const acceptCompletion = (state: EditorState, completion: Completion): Ed
 
 const skippedDirs = new Set([".git", "node_modules", "dist", "build", "target", ".venv", "__pycache__", ".next", "coverage"])
 
-/** Workspace files for @ mentions, relative with "/" separators; bounded so a huge tree cannot stall typing. */
+/**
+ * Workspace files for @ mentions, relative with "/" separators, shallow ones first; what the
+ * workspace's .gitignore (.ignore, .rgignore) files leave out is left out, as the file tools do
+ * (tools/walk.ts). Bounded so a huge tree cannot stall typing.
+ */
 export const listWorkspaceFiles = (root: string, limit = 5000): ReadonlyArray<string> => {
   const out: Array<string> = []
-  const queue: Array<string> = [""]
+  const queue: Array<WalkDir> = [WalkDir.openRoot(root)]
   while (queue.length > 0 && out.length < limit) {
-    const dir = queue.shift() as string
-    let entries: Array<fs.Dirent>
-    try {
-      entries = fs.readdirSync(path.join(root, dir), { withFileTypes: true })
-    } catch {
-      continue
-    }
-    entries.sort((a, b) => a.name.localeCompare(b.name))
-    for (const entry of entries) {
-      const relative = dir === "" ? entry.name : `${dir}/${entry.name}`
-      if (entry.isDirectory()) {
-        if (!skippedDirs.has(entry.name)) queue.push(relative)
-      } else if (entry.isFile() || entry.isSymbolicLink()) out.push(relative)
+    const dir = queue.shift() as WalkDir
+    for (const entry of dir.entriesSync()) {
+      if (entry.kind === "dir") {
+        if (!skippedDirs.has(entry.name)) queue.push(dir.child(entry))
+      } else if (entry.kind === "file" || entry.kind === "symlink") out.push(entry.relative)
       if (out.length >= limit) break
     }
   }

@@ -5,12 +5,13 @@
  */
 import * as Effect from "effect/Effect"
 import type { Readable, Writable } from "node:stream"
-import type { ApprovalAnswer, ApprovalRequest, OperatorShape, Question, QuestionAnswer, QuestionsOutcome } from "../engine/operator.ts"
+import type { ApprovalAnswer, ApprovalRequest, OperatorShape } from "../engine/operator.ts"
+import type { Question, QuestionAnswer, QuestionsOutcome } from "../tools/questions.ts"
 import type { SessionSummary } from "../session/store.ts"
 import type { RecentWorkspace } from "../session/workspaces.ts"
-import type { Palette } from "./palette.ts"
+import type { Palette } from "../terminal/colors.ts"
 import { callDiff } from "./turn-view.ts"
-import { visible, visibleValue } from "../cli/visible.ts"
+import { visible, visibleValue } from "../terminal/inert.ts"
 
 export interface DialogHost {
   /** Hides the live region and hands the keyboard over; returns how to take it back. */

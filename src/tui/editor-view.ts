@@ -1,6 +1,6 @@
 /** Lays the editor's text out in terminal rows: a prompt mark, wrapping, and where the cursor lands. */
 import type { EditorState } from "./editor-state.ts"
-import { charWidth } from "./width.ts"
+import { charWidth, graphemes } from "./width.ts"
 
 export interface EditorLayout {
   readonly rows: ReadonlyArray<string>
@@ -24,13 +24,14 @@ export const layoutEditor = (state: EditorState, width: number, spanStyle: (text
     let row = ""
     let used = 0
     let prefix = lineIndex === 0 ? promptMark : indent
-    const place = (index: number) => {
-      if (index === state.cursor) {
+    // A cursor inside a grapheme cluster (the editor moves by UTF-16 unit) shows at its start.
+    const place = (index: number, length = 0) => {
+      if (state.cursor >= index && state.cursor < index + Math.max(1, length)) {
         cursorRow = rows.length
         cursorColumn = prefix.length + used
       }
     }
-    for (const char of line) {
+    for (const char of graphemes(line)) {
       const w = charWidth(char)
       if (used + w > room) {
         rows.push(prefix + row)
@@ -38,7 +39,7 @@ export const layoutEditor = (state: EditorState, width: number, spanStyle: (text
         row = ""
         used = 0
       }
-      place(offset)
+      place(offset, char.length)
       row += inSpan(offset) ? spanStyle(char) : char
       used += w
       offset += char.length

@@ -4,8 +4,8 @@
  * half-received `**bold` or code fence is never drawn wrongly; the caller shows the unfinished
  * tail as plain text meanwhile. Without colour the source is kept as it is (it reads well).
  */
-import type { Palette } from "./palette.ts"
-import { visible } from "../cli/visible.ts"
+import type { Palette } from "../terminal/colors.ts"
+import { InertStream } from "../terminal/inert.ts"
 
 export interface MarkdownState {
   /** The fence that opened the current code block ("```" or "~~~", with its length), if any. */
@@ -70,6 +70,8 @@ export const renderMarkdownLine = (line: string, state: MarkdownState, palette: 
 /** Feeds deltas in; complete lines come out rendered, the unfinished tail is kept as `partial`. */
 export class MarkdownStream {
   private state: MarkdownState = initialMarkdown
+  /** Model text is made inert as it arrives, so `partial` and every line are inert already. */
+  private readonly inert = new InertStream()
   partial = ""
 
   private readonly palette: Palette
@@ -79,33 +81,33 @@ export class MarkdownStream {
   }
 
   push(delta: string): Array<string> {
+    const text = this.inert.push(delta)
     // Most tokens end no line: appending keeps a long line linear, not split again per token.
-    if (!delta.includes("\n")) {
-      this.partial += delta
+    if (!text.includes("\n")) {
+      this.partial += text
       return []
     }
-    const lines = (this.partial + delta).split("\n")
+    const lines = (this.partial + text).split("\n")
     this.partial = lines.pop() ?? ""
     return lines.map((line) => this.render(line))
   }
 
   /** The tail as it may be shown before its newline arrives: plain, inside a code block dressed as code. */
   partialPreview(): string {
-    const tail = visible(this.partial)
-    return this.state.fence !== undefined && this.palette.isColorSupported ? `${this.palette.dim("│")} ${tail}` : tail
+    return this.state.fence !== undefined && this.palette.isColorSupported ? `${this.palette.dim("│")} ${this.partial}` : this.partial
   }
 
   /** Ends the message: the tail becomes a rendered line; an open code block is left open (nothing to close). */
   end(): Array<string> {
+    this.inert.end()
     const rest = this.partial === "" ? [] : [this.render(this.partial)]
     this.partial = ""
     this.state = initialMarkdown
     return rest
   }
 
-  /** Model text is made inert here, on whole lines, so a CRLF split across two tokens is still a line end. */
   private render(line: string): string {
-    const rendered = renderMarkdownLine(visible(line.endsWith("\r") ? line.slice(0, -1) : line), this.state, this.palette)
+    const rendered = renderMarkdownLine(line, this.state, this.palette)
     this.state = rendered.state
     return rendered.text
   }

@@ -4,7 +4,7 @@
  */
 import type { TranscriptItem } from "../session/items.ts"
 import { MarkdownStream } from "./markdown.ts"
-import type { Palette } from "./palette.ts"
+import type { Palette } from "../terminal/colors.ts"
 import { promptMark } from "./editor-view.ts"
 import { callLine } from "./turn-view.ts"
 

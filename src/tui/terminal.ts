@@ -4,7 +4,7 @@
  * however the process ends: normal exit, SIGTERM (via the runtime's interruption), or a crash.
  */
 import type * as tty from "node:tty"
-import { writeStderr, writeStdout } from "../cli/output.ts"
+import { writeStderr, writeStdout } from "../terminal/output.ts"
 
 export interface Terminal {
   /** Whether the UI stream is a terminal (else: plain text, nothing is redrawn). */

@@ -9,9 +9,9 @@ import type { ToolCall, ToolResult } from "../session/items.ts"
 import { describeCall } from "../cli/render/summary.ts"
 import { diffLines, withContext } from "./diff.ts"
 import { MarkdownStream } from "./markdown.ts"
-import type { Palette } from "./palette.ts"
+import type { Palette } from "../terminal/colors.ts"
 import { clipText } from "./width.ts"
-import { visible, visibleValue } from "../cli/visible.ts"
+import { InertStream, visible, visibleValue } from "../terminal/inert.ts"
 
 export interface TurnSurface {
   readonly commit: (lines: ReadonlyArray<string>) => void
@@ -66,6 +66,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
   let reasoningChars = 0
   let reasoningFirstLine = ""
   let reasoningStarted = 0
+  const reasoningText = new InertStream()
   const calls = new Map<string, ToolCall>()
   const denied = new Set<string>()
   // Calls the operator approved in a dialog that already showed their diff.
@@ -78,6 +79,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
     surface.commit([palette.dim(clipText(`✻ thought for ${seconds} s · ${opening}`, surface.columns() - 1))])
     reasoningChars = 0
     reasoningFirstLine = ""
+    reasoningText.end()
   }
   const endText = () => {
     const lines = markdown.end()
@@ -105,7 +107,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
         if (reasoningChars === 0) reasoningStarted = Date.now()
         reasoningChars += text.length
         // The collapsed line shows how the reasoning began: its first line, once that has arrived.
-        if (!reasoningFirstLine.includes("\n") && reasoningFirstLine.length < 200) reasoningFirstLine += visible(text)
+        if (!reasoningFirstLine.includes("\n") && reasoningFirstLine.length < 200) reasoningFirstLine += reasoningText.push(text)
         surface.activity(palette.dim(`✻ thinking… ${reasoningChars} characters`))
       }),
     assistantMessage: () => Effect.sync(settle),

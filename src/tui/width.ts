@@ -1,38 +1,47 @@
-/** Display width of terminal text (ANSI escapes take no room, wide characters take two) and wrapping. */
+/**
+ * Display width of terminal text (ANSI escapes take no room) and wrapping. Text is measured by
+ * grapheme cluster, the unit a terminal draws in one cell or two: an emoji with its skin tone, a
+ * ZWJ family, a flag, a letter with combining marks. The widths come from `Bun.stringWidth` in the
+ * binary (and wherever Bun runs) and from the `string-width` package elsewhere (vitest under Node),
+ * which is then imported here and nowhere on Bun's path.
+ */
+
+type Measure = (text: string) => number
+
+const bun = (globalThis as { readonly Bun?: { readonly stringWidth: Measure } }).Bun
+const measure: Measure = bun !== undefined ? (text) => bun.stringWidth(text) : (await import("string-width")).default
 
 const ansiPattern = /\x1b\[[0-9;?]*[A-Za-z]/g
+const ansiSplit = /(\x1b\[[0-9;?]*[A-Za-z])/
+const printableAscii = /^[\x20-\x7e]*$/
 
 export const stripAnsi = (text: string): string => text.replace(ansiPattern, "")
 
-const isWide = (code: number): boolean =>
-  (code >= 0x1100 && code <= 0x115f) ||
-  (code >= 0x2e80 && code <= 0xa4cf && code !== 0x303f) ||
-  (code >= 0xac00 && code <= 0xd7a3) ||
-  (code >= 0xf900 && code <= 0xfaff) ||
-  (code >= 0xfe30 && code <= 0xfe4f) ||
-  (code >= 0xff00 && code <= 0xff60) ||
-  (code >= 0xffe0 && code <= 0xffe6) ||
-  (code >= 0x1f300 && code <= 0x1faff) ||
-  (code >= 0x20000 && code <= 0x3fffd)
+let segmenter: Intl.Segmenter | undefined
 
-export const charWidth = (char: string): number => {
-  const code = char.codePointAt(0) ?? 0
-  if (code < 32 || (code >= 0x7f && code < 0xa0)) return 0
-  // Combining marks and zero-width joiners.
-  if ((code >= 0x300 && code <= 0x36f) || code === 0x200d || (code >= 0xfe00 && code <= 0xfe0f)) return 0
-  return isWide(code) ? 2 : 1
+/** The grapheme clusters of `text` (no escapes in it); plain ASCII is split by character without the segmenter. */
+export const graphemes = (text: string): Iterable<string> =>
+  printableAscii.test(text) ? text : Array.from((segmenter ??= new Intl.Segmenter()).segment(text), (part) => part.segment)
+
+/** Columns of one grapheme cluster (0 for a control character). */
+export const charWidth = (cluster: string): number => {
+  if (cluster.length === 1) {
+    const code = cluster.charCodeAt(0)
+    if (code >= 0x20 && code < 0x7f) return 1
+  }
+  return measure(cluster)
 }
 
 export const textWidth = (text: string): number => {
-  let width = 0
-  for (const char of stripAnsi(text)) width += charWidth(char)
-  return width
+  const plain = stripAnsi(text)
+  return printableAscii.test(plain) ? plain.length : measure(plain)
 }
 
 /**
  * Cuts one line (no "\n") into rows of at most `width` columns, at a space when there is one in
- * the row's last two thirds, else mid-word. ANSI escapes stay where they were; styles are closed
- * at each row end and reopened on the next, so a row can be redrawn alone.
+ * the row's last two thirds, else mid-word; a grapheme cluster is never cut. ANSI escapes stay
+ * where they were; styles are closed at each row end and reopened on the next, so a row can be
+ * redrawn alone.
  */
 export const wrapLine = (line: string, width: number): Array<string> => {
   const limit = Math.max(1, width)
@@ -43,20 +52,7 @@ export const wrapLine = (line: string, width: number): Array<string> => {
   // Just after the row's last space: index in `row`, columns used, styles open there.
   let space: { index: number; used: number; open: string } | undefined
   const close = (text: string, styles: string) => (styles === "" ? text : `${text}\x1b[0m`)
-  let i = 0
-  while (i < line.length) {
-    if (line[i] === "\x1b") {
-      const match = /^\x1b\[[0-9;?]*[A-Za-z]/.exec(line.slice(i, i + 24))
-      if (match !== null) {
-        row += match[0]
-        // Styles here never nest across a reset, so any closing code ends what is open.
-        open = /^\x1b\[(0|22|23|24|39)m$/.test(match[0]) ? "" : open + match[0]
-        i += match[0].length
-        continue
-      }
-    }
-    const codePoint = line.codePointAt(i) ?? 0
-    const char = String.fromCodePoint(codePoint)
+  const add = (char: string) => {
     const w = charWidth(char)
     if (used + w > limit && used > 0 && char === " ") {
       // A space at the edge becomes the break itself.
@@ -64,8 +60,7 @@ export const wrapLine = (line: string, width: number): Array<string> => {
       row = open
       used = 0
       space = undefined
-      i += 1
-      continue
+      return
     }
     if (used + w > limit && used > 0) {
       if (space !== undefined && space.used > limit / 3) {
@@ -82,8 +77,16 @@ export const wrapLine = (line: string, width: number): Array<string> => {
     row += char
     used += w
     if (char === " ") space = { index: row.length, used, open }
-    i += char.length
   }
+  line.split(ansiSplit).forEach((part, index) => {
+    if (index % 2 === 1) {
+      row += part
+      // Styles here never nest across a reset, so any closing code ends what is open.
+      open = /^\x1b\[(0|22|23|24|39)m$/.test(part) ? "" : open + part
+      return
+    }
+    for (const char of graphemes(part)) add(char)
+  })
   rows.push(row)
   return rows
 }
@@ -93,7 +96,7 @@ export const clipText = (text: string, width: number): string => {
   if (textWidth(text) <= width) return text
   let out = ""
   let used = 0
-  for (const char of stripAnsi(text)) {
+  for (const char of graphemes(stripAnsi(text))) {
     const w = charWidth(char)
     if (used + w > width - 1) break
     out += char

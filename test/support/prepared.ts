@@ -1,7 +1,7 @@
 /** A PreparedSession for engine tests: a real home, store and workspace under `root`, no flags. */
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import type { PreparedSession } from "../../src/cli/prepare.ts"
+import type { PreparedSession } from "../../layers/prepare.ts"
 import { makeCrystalPaths } from "../../src/config/paths.ts"
 import type { Config } from "../../src/config/schema.ts"
 import { noPromptSelection, type PromptSelection } from "../../src/prompts/selection.ts"

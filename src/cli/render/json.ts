@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import type { RendererShape } from "../../engine/renderer.ts"
 import type { Usage } from "../../session/items.ts"
-import { writeStdout } from "../output.ts"
+import { writeStdout } from "../../terminal/output.ts"
 
 const emit = (event: Record<string, unknown>) => Effect.sync(() => writeStdout(`${JSON.stringify(event)}\n`))
 

@@ -4,9 +4,9 @@
  */
 import * as Effect from "effect/Effect"
 import type { RendererShape } from "../../engine/renderer.ts"
-import { writeStderr, writeStdout } from "../output.ts"
-import type { Style } from "../style.ts"
-import { visible } from "../visible.ts"
+import { writeStderr, writeStdout } from "../../terminal/output.ts"
+import type { Palette } from "../../terminal/colors.ts"
+import { InertStream, visible } from "../../terminal/inert.ts"
 import { describeCall, describeResult } from "./summary.ts"
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
@@ -15,15 +15,10 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 :
  * `terminals`: which streams are terminals. There the model's text, reasoning and tool lines are
  * made inert (control characters drawn as symbols); a pipe or file gets the text exactly.
  */
-export const makeTextRenderer = (style: Style, terminals: { readonly stdout: boolean; readonly stderr: boolean } = { stdout: false, stderr: false }): RendererShape => {
-  // A CR ending one token may be the first half of a CRLF: it waits for the next token.
-  let heldCR = false
-  const forStdout = (text: string) => {
-    if (!terminals.stdout) return text
-    const joined = `${heldCR ? "\r" : ""}${text}`
-    heldCR = joined.endsWith("\r")
-    return visible(heldCR ? joined.slice(0, -1) : joined)
-  }
+export const makeTextRenderer = (style: Palette, terminals: { readonly stdout: boolean; readonly stderr: boolean } = { stdout: false, stderr: false }): RendererShape => {
+  const answer = new InertStream()
+  const thinking = new InertStream()
+  const forStdout = (text: string) => (terminals.stdout ? answer.push(text) : text)
   const forStderr = (text: string) => (terminals.stderr ? visible(text) : text)
   // Whether the last thing written to each stream ended a line, so output never runs together.
   let stdoutAtLineStart = true
@@ -42,6 +37,7 @@ export const makeTextRenderer = (style: Style, terminals: { readonly stdout: boo
   const endReasoning = () => {
     if (!reasoning) return
     reasoning = false
+    thinking.end()
     if (!stderrAtLineStart) err("\n")
   }
   const line = (text: string) =>
@@ -65,11 +61,11 @@ export const makeTextRenderer = (style: Style, terminals: { readonly stdout: boo
           if (!stderrAtLineStart) err("\n")
           err(style.dim("thinking: "))
         }
-        err(style.dim(forStderr(text)))
+        err(style.dim(terminals.stderr ? thinking.push(text) : text))
       }),
     assistantMessage: () =>
       Effect.sync(() => {
-        heldCR = false
+        answer.end()
         endReasoning()
         if (!stdoutAtLineStart) out("\n")
       }),

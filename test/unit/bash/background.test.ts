@@ -2,8 +2,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterEach, describe, expect, it } from "vitest"
+import { BackgroundBash } from "../../../src/bash/background-bash.ts"
 import {
-  BackgroundBash,
   makeBackgroundBash,
   type BackgroundBashOptions,
   type BackgroundBashShape,

@@ -9,7 +9,7 @@ import * as Schema from "effect/Schema"
 import { afterEach } from "vitest"
 import type { Classification } from "../../../src/approval/classification.ts"
 import { makePathFence } from "../../../src/approval/path-fence.ts"
-import { ToolError, type Tool, type ToolContext, type ToolOutput } from "../../../src/tools/tool.ts"
+import { ToolError, type Tool, type ToolContext, type ToolFailure, type ToolOutput } from "../../../src/tools/tool.ts"
 
 const created: Array<string> = []
 
@@ -98,11 +98,11 @@ export const reap = (pids: Iterable<number>): void => {
   }
 }
 
-export const classifyForTest = (command: string): Effect.Effect<Classification, ToolError> =>
+export const classifyForTest = (command: string): Effect.Effect<Classification, ToolFailure> =>
   Effect.succeed({ risk: "medium", authority: "execute", scope: "workspace", summary: `run \`${command}\``, paths: [], grantKey: `bash:${command}` })
 
 /** Validates `args` with the tool's own schema (as the engine does), then runs the tool. */
-export const runTool = (tool: Tool, args: unknown, context: ToolContext): Effect.Effect<ToolOutput, ToolError> =>
+export const runTool = (tool: Tool, args: unknown, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
   // The erased `Tool` types its fields' context as unknown; parameter schemas built by params.ts need none.
   (Schema.decodeUnknown(tool.parameters.schema)(args) as Effect.Effect<Schema.Struct.Type<Schema.Struct.Fields>, ParseError>).pipe(
     Effect.mapError((error) => new ToolError({ message: `bad arguments: ${error.message}` })),

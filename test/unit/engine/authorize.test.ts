@@ -1,19 +1,21 @@
 /** The approval step inside the executor: real tools, real files, scripted operators. */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import { describe, expect, it } from "vitest"
-import { makePathFence } from "../../../src/approval/path-fence.ts"
+import { ApprovalPolicy } from "../../../src/approval/approval-policy.ts"
 import type { ApprovalMode } from "../../../src/approval/policy.ts"
-import { assembleCatalog } from "../../../src/engine/catalog.ts"
+import { Conversation } from "../../../src/engine/conversation.ts"
 import { executeToolCall } from "../../../src/engine/executor.ts"
 import { Operator, type ApprovalAnswer, type ApprovalRequest } from "../../../src/engine/operator.ts"
 import { Renderer, type ApprovalEvent, type RendererShape } from "../../../src/engine/renderer.ts"
-import { Toolbox, type ToolboxShape } from "../../../src/engine/toolbox.ts"
+import { Toolbox } from "../../../src/engine/toolbox.ts"
+import { makeSessionStore, SessionStore } from "../../../src/session/store.ts"
 import type { Mode } from "../../../src/session/document.ts"
-import { builtinTools } from "../../../src/tools/builtin.ts"
-import type { Tool } from "../../../src/tools/tool.ts"
+import { makeBuiltinTools } from "../../../src/tools/builtin.ts"
+import { SearchIndexCache } from "../../../src/tools/search-cache.ts"
 import { tempDir } from "../../support/temp.ts"
 
 const quietRenderer = (events: Array<ApprovalEvent>): RendererShape => ({
@@ -41,33 +43,34 @@ const setup = async (answers: ReadonlyArray<ApprovalAnswer> = []) => {
   const asked: Array<ApprovalRequest> = []
   const events: Array<ApprovalEvent> = []
   const queue = [...answers]
-  const tools = new Map<string, Tool>(builtinTools.map((tool) => [tool.name, tool]))
-  const toolbox: ToolboxShape = {
-    catalog: (mode) => assembleCatalog(mode, tools, new Set()),
-    context: () => ({ fence: makePathFence(workspace), sessionId: "s", spill: () => Effect.succeed("/dev/null") }),
-    setFence: () => {},
-    sessionGrants: new Set()
-  }
-  const services = Context.make(Toolbox, toolbox).pipe(
-    Context.add(Renderer, quietRenderer(events)),
-    Context.add(Operator, {
+  const store = makeSessionStore(path.join(root, "sessions"))
+  const storeLayer = Layer.succeed(SessionStore, store)
+  const policy = ApprovalPolicy.layerTest(workspace)
+  const services = Layer.mergeAll(
+    Toolbox.layerTest(makeBuiltinTools(new SearchIndexCache())).pipe(Layer.provideMerge(policy)),
+    Layer.scoped(Conversation, Conversation.make(store.create({ workspace, model: "local/m", mode: "work", approval: "default" }))).pipe(
+      Layer.provide(storeLayer)
+    ),
+    Layer.succeed(Renderer, quietRenderer(events)),
+    Layer.succeed(Operator, {
       confirm: () => Effect.succeed(false),
       askQuestions: () => Effect.succeed({ _tag: "NoOperator" }),
       approve: (request) =>
         Effect.sync(() => {
           asked.push(request)
-          return queue.shift() ?? { _tag: "NoOperator" }
+          return queue.shift() ?? { _tag: "NoOperator" as const }
         })
     })
   )
+  // One runtime per test: the session's services (and its allow-for-this-session answers) live across calls.
+  const runtime = ManagedRuntime.make(services)
   let n = 0
   const call = (name: string, args: unknown, settings: { mode?: Mode; approval?: ApprovalMode } = {}) =>
-    Effect.runPromise(
-      executeToolCall({ id: `c${n++}`, name, arguments: args }, { mode: settings.mode ?? "work", approval: settings.approval ?? "default" }).pipe(
-        Effect.provide(services)
-      )
+    runtime.runPromise(
+      executeToolCall({ id: `c${n++}`, name, arguments: args }, { mode: settings.mode ?? "work", approval: settings.approval ?? "default" })
     )
-  return { workspace, outside, call, asked, events, toolbox }
+  const planCatalog = () => runtime.runPromise(Effect.map(Toolbox, (toolbox) => toolbox.catalog("plan").map((tool) => tool.name)))
+  return { workspace, outside, call, asked, events, planCatalog }
 }
 
 describe("authorization of tool calls", () => {
@@ -111,8 +114,8 @@ describe("authorization of tool calls", () => {
   })
 
   it("offers no write tools in plan mode", async () => {
-    const { call, toolbox } = await setup()
-    expect(toolbox.catalog("plan").map((tool) => tool.name)).toEqual(["read", "list", "tree", "glob", "grep", "search"])
+    const { call, planCatalog } = await setup()
+    expect(await planCatalog()).toEqual(["read", "list", "tree", "glob", "grep", "search"])
     const result = await call("edit", { path: "inside.txt", old_string: "inside", new_string: "changed" }, { mode: "plan" })
     expect(result.text).toMatch(/^there is no tool named 'edit' in plan mode/)
   })

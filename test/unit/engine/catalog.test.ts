@@ -1,46 +1,73 @@
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { assembleCatalog, catalogOrder, providedToolNames, reservedToolNames } from "../../../src/engine/catalog.ts"
+import { headlessOperator } from "../../../layers/headless.ts"
+import { startSession } from "../../../layers/session.ts"
+import { assembleCatalog } from "../../../src/engine/catalog.ts"
+import { Toolbox } from "../../../src/engine/toolbox.ts"
+import { jsonRenderer } from "../../../src/cli/render/json.ts"
+import { providedToolNames, reservedToolNames } from "../../../src/tools/builtin.ts"
 import * as P from "../../../src/tools/params.ts"
-import { defineTool, type Tool } from "../../../src/tools/tool.ts"
+import { defineTool, everyMode, workModeOnly, type Tool } from "../../../src/tools/tool.ts"
 import { touchesNothing } from "../../support/classification.ts"
+import { preparedSession } from "../../support/prepared.ts"
+import { tempDir } from "../../support/temp.ts"
 
-const tool = (name: string): Tool =>
-  defineTool({ name, description: name, parameters: P.object({}), classify: touchesNothing, run: () => Effect.succeed({ text: "" }) })
-
-const everything = new Map(
-  [...catalogOrder.work].reverse().map((name) => [name, tool(name)] as const)
-)
+const tool = (name: string, modes = everyMode): Tool =>
+  defineTool({ name, description: name, parameters: P.object({}), modes, classify: touchesNothing, run: () => Effect.succeed({ text: "" }) })
 
 const names = (tools: ReadonlyArray<Tool>) => tools.map((candidate) => candidate.name)
 
+/** The catalogs of a real session with one skill, as the engine sees them. */
+const sessionCatalogs = async () => {
+  const root = await tempDir()
+  const prepared = preparedSession(root, { providers: { local: { protocol: "openai-chat", baseURL: "http://127.0.0.1:9/v1", models: { m: {} } } } }, "local/m")
+  const skillDir = path.join(root, "skill")
+  await fs.mkdir(skillDir)
+  const withSkill = { ...prepared, skills: [{ name: "s", description: "a skill", dir: skillDir, file: path.join(skillDir, "SKILL.md"), source: "workspace" as const }] }
+  return Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const session = yield* startSession(withSkill, { env: {}, renderer: jsonRenderer, operator: headlessOperator })
+        const toolbox = Context.get(session.services, Toolbox)
+        return { plan: names(toolbox.catalog("plan")), work: names(toolbox.catalog("work")), fileWriters: [...toolbox.fileWriters] }
+      })
+    )
+  )
+}
+
 describe("catalogs", () => {
-  it("orders the Plan catalog as SPEC M1 says, with nothing that writes or runs", () => {
-    expect(names(assembleCatalog("plan", everything, new Set()))).toEqual([
-      "read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "question", "skill"
-    ])
+  it("a real session's Plan catalog is SPEC M1's, with nothing that writes or runs", async () => {
+    const { plan } = await sessionCatalogs()
+    expect(plan).toEqual(["read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "question", "skill"])
   })
 
-  it("orders the Work catalog as SPEC M2 says", () => {
-    expect(names(assembleCatalog("work", everything, new Set()))).toEqual([
+  it("a real session's Work catalog is SPEC M2's, and every name it provides is one --disable-tool accepts", async () => {
+    const { work, fileWriters } = await sessionCatalogs()
+    expect(work).toEqual([
       "read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "question", "skill",
       "edit", "write", "bash", "bash_start", "bash_status", "bash_logs", "bash_stop"
     ])
+    expect([...work].sort()).toEqual([...providedToolNames].sort())
+    expect(fileWriters.sort()).toEqual(["edit", "write"])
+  })
+
+  it("derives each catalog from the tools' own modes: tools of every mode first, in their order", () => {
+    const tools = [tool("a"), tool("w1", workModeOnly), tool("b"), tool("w2", workModeOnly)]
+    expect(names(assembleCatalog("plan", tools, new Set()))).toEqual(["a", "b"])
+    expect(names(assembleCatalog("work", tools, new Set()))).toEqual(["a", "b", "w1", "w2"])
   })
 
   it("removes disabled tools from both catalogs", () => {
+    const tools = [tool("grep"), tool("skill"), tool("bash_start", workModeOnly), tool("edit", workModeOnly)]
     const disabled = new Set(["grep", "bash_start", "skill"])
-    expect(names(assembleCatalog("plan", everything, disabled))).not.toContain("grep")
-    expect(names(assembleCatalog("work", everything, disabled))).toEqual(
-      names(assembleCatalog("work", everything, new Set())).filter((name) => !disabled.has(name))
-    )
+    expect(names(assembleCatalog("plan", tools, disabled))).toEqual([])
+    expect(names(assembleCatalog("work", tools, disabled))).toEqual(["edit"])
   })
 
-  it("skips tools the session does not have", () => {
-    expect(names(assembleCatalog("work", new Map([["write", tool("write")], ["read", tool("read")]]), new Set()))).toEqual(["read", "write"])
-  })
-
-  it("reserves every built-in name, and provides only catalogued ones", () => {
+  it("reserves every built-in name, and the image tools", () => {
     for (const name of providedToolNames) expect(reservedToolNames.has(name)).toBe(true)
     expect(reservedToolNames.has("describe_image")).toBe(true)
   })

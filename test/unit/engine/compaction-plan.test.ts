@@ -62,12 +62,14 @@ describe("contextView", () => {
   })
 })
 
+const fileTools = new Set(["edit", "write"])
+
 describe("planCompaction", () => {
   const big = "x".repeat(400)
 
   it("keeps the most recent messages that fit the budget and summarises the rest", () => {
     const items = [user("u1", big), assistant("a1", big), user("u2"), assistant("a2")]
-    const plan = planCompaction(items, 50)
+    const plan = planCompaction(items, 50, fileTools)
     expect(plan?.summarized.map((item) => item.id)).toEqual(["u1", "a1"])
     expect(plan?.firstKeptId).toBe("u2")
     expect(plan?.keptCount).toBe(2)
@@ -76,29 +78,29 @@ describe("planCompaction", () => {
 
   it("never starts the kept part with a tool result cut off from its call", () => {
     const items = [user("u1", big), call("a1", "read", { path: big }), result("r1", "a1", "read", "short"), assistant("a2")]
-    const plan = planCompaction(items, estimateItemTokens(items[2] as TranscriptItem) + estimateItemTokens(items[3] as TranscriptItem))
+    const plan = planCompaction(items, estimateItemTokens(items[2] as TranscriptItem) + estimateItemTokens(items[3] as TranscriptItem), fileTools)
     expect(plan?.firstKeptId).toBe("a2")
     expect(plan?.summarized.map((item) => item.id)).toEqual(["u1", "a1", "r1"])
   })
 
   it("keeps the operator's latest message when everything fits, and summarises all of a lone message", () => {
-    expect(planCompaction([user("u1"), assistant("a1"), user("u2")], 10_000)?.firstKeptId).toBe("u2")
-    const lone = planCompaction([user("u1")], 10_000)
+    expect(planCompaction([user("u1"), assistant("a1"), user("u2")], 10_000, fileTools)?.firstKeptId).toBe("u2")
+    const lone = planCompaction([user("u1")], 10_000, fileTools)
     expect(lone?.summarized.map((item) => item.id)).toEqual(["u1"])
     expect(lone?.firstKeptId).toBeUndefined()
   })
 
   it("keeps the operator's new message verbatim even with no budget, but not the steps of a turn under way", () => {
-    expect(planCompaction([user("u1"), assistant("a1"), user("u2")], 0)?.firstKeptId).toBe("u2")
-    const midTurn = planCompaction([user("u1"), call("a1", "read", { path: "x" }), result("r1", "a1", "read", "text")], 0)
+    expect(planCompaction([user("u1"), assistant("a1"), user("u2")], 0, fileTools)?.firstKeptId).toBe("u2")
+    const midTurn = planCompaction([user("u1"), call("a1", "read", { path: "x" }), result("r1", "a1", "read", "text")], 0, fileTools)
     expect(midTurn?.firstKeptId).toBeUndefined()
     expect(midTurn?.summarized).toHaveLength(3)
   })
 
   it("has nothing to do without messages, or right after a compaction that kept nothing", () => {
-    expect(planCompaction([], 0)).toBeUndefined()
-    expect(planCompaction([{ _tag: "note", id: "n", text: "only a note" }], 0)).toBeUndefined()
-    expect(planCompaction([user("u1"), compaction("c1", undefined)], 0)).toBeUndefined()
+    expect(planCompaction([], 0, fileTools)).toBeUndefined()
+    expect(planCompaction([{ _tag: "note", id: "n", text: "only a note" }], 0, fileTools)).toBeUndefined()
+    expect(planCompaction([user("u1"), compaction("c1", undefined)], 0, fileTools)).toBeUndefined()
   })
 
   it("after a compaction, summarises only what the model still sees and carries the earlier files", () => {
@@ -110,7 +112,7 @@ describe("planCompaction", () => {
       result("r2", "a2", "edit", "edited"),
       user("u3")
     ]
-    const plan = planCompaction(items, 10)
+    const plan = planCompaction(items, 10, fileTools)
     expect(plan?.prior?.id).toBe("c1")
     expect(plan?.summarized.map((item) => item.id)).toEqual(["u2", "a2", "r2"])
     expect(plan?.filesTouched).toEqual(["old.ts", "new.ts"])
@@ -130,8 +132,8 @@ describe("filesTouched", () => {
       result("r4", "a4", "edit", "edited"),
       call("a5", "write", { path: "never-answered.txt" })
     ]
-    expect(filesTouched(items)).toEqual(["a.txt"])
-    expect(filesTouched(items, ["z.txt"])).toEqual(["z.txt", "a.txt"])
+    expect(filesTouched(items, fileTools)).toEqual(["a.txt"])
+    expect(filesTouched(items, fileTools, ["z.txt"])).toEqual(["z.txt", "a.txt"])
   })
 })
 

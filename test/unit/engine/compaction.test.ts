@@ -14,7 +14,6 @@ import type { Config } from "../../../src/config/schema.ts"
 import { Conversation } from "../../../src/engine/conversation.ts"
 import type { RendererShape } from "../../../src/engine/renderer.ts"
 import { runTurn } from "../../../src/engine/turn.ts"
-import { makeModelClient } from "../../../src/providers/registry.ts"
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from "../../support/fake-llm/server.ts"
 import { preparedSession } from "../../support/prepared.ts"
 import { tempDir } from "../../support/temp.ts"
@@ -63,8 +62,7 @@ const openSession = async (compaction: NonNullable<Config["compaction"]>, contex
     Effect.runPromiseExit(
       Effect.scoped(
         Effect.gen(function* () {
-          const client = yield* makeModelClient(prepared.model, {})
-          const session = yield* startSession(prepared, client, silentRenderer(notes), headlessOperator)
+          const session = yield* startSession(prepared, { env: {}, renderer: silentRenderer(notes), operator: headlessOperator })
           return yield* body(session).pipe(Effect.provide(session.services))
         })
       )

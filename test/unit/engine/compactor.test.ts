@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { afterEach, describe, expect, it } from "vitest"
-import { ActiveModel } from "../../../src/engine/active-model.ts"
+import { Providers } from "../../../src/providers/providers.ts"
 import { makeCompactor, type SummaryInput } from "../../../src/engine/compactor.ts"
 import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
@@ -39,8 +39,8 @@ const setup = async (userTemplate: string, timeoutMs?: number) => {
   }
   const compactor = makeCompactor({
     settings: { auto: true, threshold: 0.85, keepRecentTokens: 100 },
-    activeModel: ActiveModel.holding({ entry: model, client: makeOpenAIChatClient(model, {}) }),
-    prompts: () => ({
+    activeModel: Providers.fixed([{ entry: model, client: makeOpenAIChatClient(model, {}) }]),
+    prompts: Effect.succeed({
       system: "COMPACTION SYSTEM",
       userTemplate,
       hostValues: new Map([["mode", "compaction"], ["conversation", "a host value that loses"]])
@@ -78,15 +78,15 @@ describe("the summary request", () => {
   it("fails with a sentence on a timeout, a tool call, or a provider error", async () => {
     const slow = await setup("{{conversation}}", 200)
     slow.fake.script([{ delayMs: 3_000, text: "too late" }])
-    expect(await slow.summarize()).toEqual(Either.left("the summary took longer than 0.2 s"))
+    expect(Either.mapLeft(await slow.summarize(), (error) => [error._tag, error.message])).toEqual(Either.left(["CompactionFailed", "the summary took longer than 0.2 s"]))
 
     const tool = await setup("{{conversation}}")
     tool.fake.script([{ toolCalls: [{ name: "read", arguments: { path: "x" } }] }])
-    expect(await tool.summarize()).toEqual(Either.left("the model called read instead of writing a summary"))
+    expect(Either.mapLeft(await tool.summarize(), (error) => error.message)).toEqual(Either.left("the model called read instead of writing a summary"))
 
     const broken = await setup("{{conversation}}")
     broken.fake.script([{ kind: "error", status: 400, message: "bad request, really" }])
     const failed = await broken.summarize()
-    expect(Either.isLeft(failed) && failed.left).toMatch(/^the summary request failed: .*bad request, really/)
+    expect(Either.isLeft(failed) && failed.left.message).toMatch(/^the summary request failed: .*bad request, really/)
   })
 })

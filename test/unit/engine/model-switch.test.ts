@@ -8,7 +8,6 @@ import { headlessOperator } from "../../../layers/headless.ts"
 import { startSession } from "../../../layers/session.ts"
 import type { Config } from "../../../src/config/schema.ts"
 import { runTurn } from "../../../src/engine/turn.ts"
-import { makeModelClient } from "../../../src/providers/registry.ts"
 import { jsonRenderer } from "../../../src/cli/render/json.ts"
 import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
 import { preparedSession } from "../../support/prepared.ts"
@@ -31,14 +30,13 @@ describe("switching models between turns", () => {
       }
     }
     const prepared = preparedSession(root, config, "oa/thinker")
-    const { model, store } = prepared
+    const { store } = prepared
     fake.script([{ reasoning: "Thinking in OpenAI's way.", text: "First." }, { text: "Second." }])
     const quiet = { ...jsonRenderer, textDelta: () => Effect.void, assistantMessage: () => Effect.void }
     await Effect.runPromise(
       Effect.scoped(
         Effect.gen(function* () {
-          const client = yield* makeModelClient(model, {})
-          const session = yield* startSession(prepared, client, { ...quiet, sessionStarted: () => Effect.void }, headlessOperator)
+          const session = yield* startSession(prepared, { env: {}, renderer: { ...quiet, sessionStarted: () => Effect.void }, operator: headlessOperator })
           yield* runTurn("one", { maxSteps: 5 }).pipe(Effect.provide(session.services))
           const switched = yield* session.controls.switchModel("an/claude").pipe(Effect.provide(session.services))
           expect(switched.ref).toBe("an/claude")

@@ -9,11 +9,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"
 import { headlessOperator } from "../../../layers/headless.ts"
-import { startSession, type Session } from "../../../layers/session.ts"
+import { startSession, type Session, type SessionServices } from "../../../layers/session.ts"
 import { jsonRenderer } from "../../../src/cli/render/json.ts"
 import { Conversation } from "../../../src/engine/conversation.ts"
 import { noPromptSelection, type PromptSelection } from "../../../src/prompts/selection.ts"
-import { makeModelClient } from "../../../src/providers/registry.ts"
 import { preparedSession } from "../../support/prepared.ts"
 import { tempDir, writeTree } from "../../support/temp.ts"
 
@@ -34,13 +33,12 @@ const workspace = async (): Promise<string> => {
   return root
 }
 
-const withSession = <A, E>(root: string, prompts: PromptSelection, body: (session: Session) => Effect.Effect<A, E, Conversation>) =>
+const withSession = <A, E>(root: string, prompts: PromptSelection, body: (session: Session) => Effect.Effect<A, E, SessionServices>) =>
   Effect.runPromise(
     Effect.scoped(
       Effect.gen(function* () {
         const prepared = preparedSession(root, config, "local/m", { prompts })
-        const client = yield* makeModelClient(prepared.model, {})
-        const session = yield* startSession(prepared, client, quiet, headlessOperator)
+        const session = yield* startSession(prepared, { env: {}, renderer: quiet, operator: headlessOperator })
         return yield* body(session).pipe(Effect.provide(session.services))
       })
     )

@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
-import type { OperatorShape, Question, QuestionsOutcome } from "../../../src/engine/operator.ts"
+import type { OperatorShape } from "../../../src/engine/operator.ts"
+import type { Question, QuestionsOutcome } from "../../../src/tools/questions.ts"
 import { makeQuestionTool, noOperatorText } from "../../../src/tools/question-tool.ts"
 import type { ToolContext } from "../../../src/tools/tool.ts"
 

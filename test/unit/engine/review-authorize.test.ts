@@ -8,20 +8,19 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { afterEach, describe, expect, it } from "vitest"
-import { makePathFence } from "../../../src/approval/path-fence.ts"
-import { ActiveModel } from "../../../src/engine/active-model.ts"
-import { assembleCatalog } from "../../../src/engine/catalog.ts"
+import { Providers } from "../../../src/providers/providers.ts"
 import { Conversation } from "../../../src/engine/conversation.ts"
 import { Operator, type ApprovalAnswer, type ApprovalRequest } from "../../../src/engine/operator.ts"
 import { Renderer, type RendererShape } from "../../../src/engine/renderer.ts"
-import { makeReviewer, Reviewer } from "../../../src/engine/reviewer.ts"
+import { makeReviewer } from "../../../src/engine/reviewer.ts"
+import { ApprovalPolicy } from "../../../src/approval/approval-policy.ts"
 import { Toolbox } from "../../../src/engine/toolbox.ts"
 import { runTurn } from "../../../src/engine/turn.ts"
 import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
 import { makeSessionStore, SessionStore } from "../../../src/session/store.ts"
-import { builtinTools } from "../../../src/tools/builtin.ts"
-import type { Tool } from "../../../src/tools/tool.ts"
+import { makeBuiltinTools } from "../../../src/tools/builtin.ts"
+import { SearchIndexCache } from "../../../src/tools/search-cache.ts"
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from "../../support/fake-llm/server.ts"
 import { tempDir } from "../../support/temp.ts"
 
@@ -73,12 +72,10 @@ const setup = async (options: { readonly answers?: ReadonlyArray<ApprovalAnswer>
   const log: Array<string> = []
   const asked: Array<ApprovalRequest> = []
   const queue = [...(options.answers ?? [])]
-  const fence = await makePathFence(workspace)
-  const tools = new Map<string, Tool>(builtinTools.map((tool) => [tool.name, tool]))
-  const activeModel = ActiveModel.holding({ entry: model, client: makeOpenAIChatClient(model, {}) })
+  const activeModel = Providers.fixed([{ entry: model, client: makeOpenAIChatClient(model, {}) }])
   const storeLayer = Layer.succeed(SessionStore, store)
   const base = Layer.mergeAll(
-    Layer.succeed(ActiveModel, activeModel),
+    Layer.succeed(Providers, activeModel),
     Layer.succeed(Renderer, recordingRenderer(log)),
     Layer.succeed(Operator, {
       confirm: () => Effect.succeed(false),
@@ -89,19 +86,11 @@ const setup = async (options: { readonly answers?: ReadonlyArray<ApprovalAnswer>
         }),
       askQuestions: () => Effect.succeed({ _tag: "NoOperator" as const })
     }),
-    Layer.succeed(Toolbox, {
-      catalog: (mode) => assembleCatalog(mode, tools, new Set()),
-      context: () => ({ fence, sessionId: document.id, spill: () => Effect.succeed("/dev/null") }),
-      setFence: () => {},
-      sessionGrants: new Set<string>()
-    }),
     storeLayer,
     Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provide(storeLayer))
   )
-  const layer =
-    options.withReviewer === false
-      ? base
-      : Layer.merge(base, Layer.succeed(Reviewer, makeReviewer({ activeModel, prompts: () => ({ system: reviewSystem, userTemplate: reviewTemplate }) })))
+  const reviewer = options.withReviewer === false ? undefined : makeReviewer({ activeModel, prompts: Effect.succeed({ system: reviewSystem, userTemplate: reviewTemplate }) })
+  const layer = Layer.merge(base, Toolbox.layerTest(makeBuiltinTools(new SearchIndexCache()), document.id).pipe(Layer.provideMerge(ApprovalPolicy.layerTest(workspace, reviewer))))
   const turn = (text: string) => Effect.runPromise(runTurn(text, { maxSteps: 5 }).pipe(Effect.provide(layer)))
   const saved = () => Effect.runPromise(store.load(document.id))
   const notes = path.join(workspace, "notes.txt")
@@ -192,13 +181,13 @@ describe("the review approval mode", () => {
     expect(log).toEqual(["call:read", "approval:allowed:policy", "result:ok:1\tinside"])
   })
 
-  it("asks the operator, never allows, when the session has no reviewer", async () => {
+  it("asks the operator, never allows, when the reviewer has no verdict", async () => {
     const { fake, log, asked, turn, notes } = await setup({ withReviewer: false, answers: [{ _tag: "Deny" }] })
     fake.script([writeNotes, { text: "OK." }])
     await turn("Write hello into notes.txt")
     expect(fake.requests).toHaveLength(2)
     expect(asked).toHaveLength(1)
     await expect(fs.access(notes)).rejects.toThrow()
-    expect(log).toContain("note:The reviewer left write notes.txt to the operator: no reviewer is available in this session")
+    expect(log).toContain("note:The reviewer left write notes.txt to the operator: this test has no reviewer")
   })
 })

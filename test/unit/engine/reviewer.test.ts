@@ -6,9 +6,10 @@
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import type { Classification } from "../../../src/approval/classification.ts"
-import { ActiveModel } from "../../../src/engine/active-model.ts"
+import { Providers } from "../../../src/providers/providers.ts"
 import { conversationDigest } from "../../../src/engine/conversation-digest.ts"
-import { makeReviewer, reviewUserText, type ReviewRequest } from "../../../src/engine/reviewer.ts"
+import type { ReviewRequest } from "../../../src/approval/reviewer.ts"
+import { makeReviewer, reviewUserText } from "../../../src/engine/reviewer.ts"
 import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from "../../support/fake-llm/server.ts"
@@ -59,8 +60,8 @@ const setup = async (timeoutMs?: number) => {
     capabilities: { contextWindow: 32768, maxOutputTokens: 1024, imageInput: false, reasoning: false },
     listed: true
   }
-  const activeModel = ActiveModel.holding({ entry: model, client: makeOpenAIChatClient(model, {}) })
-  const reviewer = makeReviewer({ activeModel, prompts: () => ({ system: systemText, userTemplate }), timeoutMs })
+  const activeModel = Providers.fixed([{ entry: model, client: makeOpenAIChatClient(model, {}) }])
+  const reviewer = makeReviewer({ activeModel, prompts: Effect.succeed({ system: systemText, userTemplate }), timeoutMs })
   const review = (req: ReviewRequest = request) => Effect.runPromise(reviewer.review(req))
   return { fake, review }
 }
@@ -191,13 +192,16 @@ describe("the reviewer", () => {
       listed: true
     })
     const first = entry("one")
-    const activeModel = ActiveModel.holding({ entry: first, client: makeOpenAIChatClient(first, {}) })
+    const second = entry("two")
+    const activeModel = Providers.fixed([
+      { entry: first, client: makeOpenAIChatClient(first, {}) },
+      { entry: second, client: makeOpenAIChatClient(second, {}) }
+    ])
     let system = "first text"
-    const reviewer = makeReviewer({ activeModel, prompts: () => ({ system, userTemplate: "{{tool_name}}" }) })
+    const reviewer = makeReviewer({ activeModel, prompts: Effect.sync(() => ({ system, userTemplate: "{{tool_name}}" })) })
     fake.script([{ text: verdict("low", "high") }, { text: verdict("low", "high") }])
     await Effect.runPromise(reviewer.review(request))
-    const second = entry("two")
-    activeModel.set({ entry: second, client: makeOpenAIChatClient(second, {}) })
+    await Effect.runPromise(activeModel.switchTo("local/two", "test"))
     system = "second text"
     await Effect.runPromise(reviewer.review(request))
     expect(fake.requests.map((recorded) => (recorded.body as { model: string }).model)).toEqual(["one", "two"])

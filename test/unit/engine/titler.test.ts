@@ -9,7 +9,6 @@ import { jsonRenderer } from "../../../src/cli/render/json.ts"
 import type { Config } from "../../../src/config/schema.ts"
 import { cleanTitle } from "../../../src/engine/titler.ts"
 import { runTurn } from "../../../src/engine/turn.ts"
-import { makeModelClient } from "../../../src/providers/registry.ts"
 import type { SessionDocument } from "../../../src/session/document.ts"
 import { startFakeLlm, type FakeLlm, type Reply } from "../../support/fake-llm/server.ts"
 import { preparedSession } from "../../support/prepared.ts"
@@ -43,8 +42,7 @@ const titled = async (titleReply: Reply | undefined, options: { readonly timeout
   const results = await Effect.runPromise(
     Effect.scoped(
       Effect.gen(function* () {
-        const client = yield* makeModelClient(prepared.model, {})
-        const session = yield* startSession(prepared, client, quiet, headlessOperator)
+        const session = yield* startSession(prepared, { env: {}, renderer: quiet, operator: headlessOperator })
         const before = yield* session.nameSession(options.timeoutMs)
         yield* runTurn("please fix the login bug", { maxSteps: 5 }).pipe(Effect.provide(session.services))
         const first = yield* session.nameSession(options.timeoutMs)

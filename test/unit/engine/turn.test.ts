@@ -8,19 +8,19 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import { afterEach, describe, expect, it } from "vitest"
-import { makePathFence } from "../../../src/approval/path-fence.ts"
 import { Conversation } from "../../../src/engine/conversation.ts"
 import { Operator } from "../../../src/engine/operator.ts"
 import { Renderer, type RendererShape } from "../../../src/engine/renderer.ts"
+import { ApprovalPolicy } from "../../../src/approval/approval-policy.ts"
 import { Toolbox } from "../../../src/engine/toolbox.ts"
 import { runTurn, type TurnSettings } from "../../../src/engine/turn.ts"
 import type { ModelEntry } from "../../../src/providers/catalog.ts"
-import { ActiveModel } from "../../../src/engine/active-model.ts"
+import { Providers } from "../../../src/providers/providers.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
 import { makeSessionStore, SessionStore } from "../../../src/session/store.ts"
 import { touchesNothing } from "../../support/classification.ts"
 import * as p from "../../../src/tools/params.ts"
-import { defineTool, ToolError, type Tool } from "../../../src/tools/tool.ts"
+import { defineTool, everyMode, ToolError, type Tool } from "../../../src/tools/tool.ts"
 import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
 import { tempDir } from "../../support/temp.ts"
 
@@ -28,6 +28,7 @@ const echo = defineTool({
   name: "echo",
   description: "Echoes its text.",
   parameters: p.object({ text: p.string("What to echo") }),
+  modes: everyMode,
   classify: touchesNothing,
   run: ({ text }) => Effect.succeed({ text: `echo: ${text}` })
 })
@@ -36,6 +37,7 @@ const refuse = defineTool({
   name: "refuse",
   description: "Always fails.",
   parameters: p.object({}),
+  modes: everyMode,
   classify: touchesNothing,
   run: () => Effect.fail(new ToolError({ message: "refused on purpose" }))
 })
@@ -44,6 +46,7 @@ const explode = defineTool({
   name: "explode",
   description: "Throws.",
   parameters: p.object({}),
+  modes: everyMode,
   classify: touchesNothing,
   run: () => Effect.sync(() => {
     throw new Error("kaboom")
@@ -54,6 +57,7 @@ const slow = defineTool({
   name: "slow",
   description: "Never finishes.",
   parameters: p.object({}),
+  modes: everyMode,
   classify: touchesNothing,
   run: () => Effect.never
 })
@@ -91,22 +95,16 @@ const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow],
     listed: true
   }
   const log: Array<string> = []
-  const fence = await makePathFence(home)
   const storeLayer = Layer.succeed(SessionStore, store)
   const layer = Layer.mergeAll(
-    Layer.succeed(ActiveModel, ActiveModel.holding({ entry: model, client: makeOpenAIChatClient(model, {}) })),
+    Layer.succeed(Providers, Providers.fixed([{ entry: model, client: makeOpenAIChatClient(model, {}) }])),
     Layer.succeed(Renderer, recordingRenderer(log)),
     Layer.succeed(Operator, {
       confirm: () => Effect.succeed(confirm),
       approve: () => Effect.succeed({ _tag: "NoOperator" as const }),
       askQuestions: () => Effect.succeed({ _tag: "NoOperator" as const })
     }),
-    Layer.succeed(Toolbox, {
-      catalog: () => tools,
-      context: () => ({ fence, sessionId: document.id, spill: () => Effect.succeed("/dev/null") }),
-      setFence: () => {},
-      sessionGrants: new Set<string>()
-    }),
+    Toolbox.layerTest(tools, document.id).pipe(Layer.provideMerge(ApprovalPolicy.layerTest(home))),
     storeLayer,
     Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provide(storeLayer))
   )

@@ -34,6 +34,43 @@ describe("retryDelayMs", () => {
 })
 
 describe("retryStream", () => {
+  it.effect.each([
+    [3_600_000, 60_000, "60 min", "60 s"],
+    [36_000_000, 60_000, "10 h", "60 s"],
+    [61_000, 60_000, "61 s", "60 s"],
+    [600_000, 300_000, "10 min", "300 s"],
+    [1_000, 0, "1 s", "0 s"]
+  ] as const)("a retry-after of %i ms over a cap of %i ms fails at once, naming both", ([retryAfter, cap, wait, limit]) =>
+    Effect.gen(function* () {
+      const { make, count } = attempts([failure("rate_limited", retryAfter), "ok"])
+      const seen: Array<RetryInfo> = []
+      const error = yield* retryStream(make, { maxRetryAfterMs: cap, onRetry: (info) => Effect.sync(() => void seen.push(info)) }).pipe(
+        Stream.runDrain,
+        Effect.flip
+      )
+      expect(count()).toBe(1)
+      expect(seen).toEqual([])
+      expect(error.kind).toBe("rate_limited")
+      expect(error.message).toBe(
+        `rate_limited; the server asks to wait ${wait}, more than retry.maxWaitSeconds (${limit} in config.json): try again later or raise it`
+      )
+    })
+  )
+
+  it.effect("a retry-after within the cap is waited in full and announced with its length", () =>
+    Effect.gen(function* () {
+      const { make } = attempts([failure("rate_limited", 90_000), "ok"])
+      const seen: Array<number> = []
+      const fiber = yield* retryStream(make, { maxRetryAfterMs: 120_000, onRetry: (info) => Effect.sync(() => void seen.push(info.delayMs)) }).pipe(
+        Stream.runCollect,
+        Effect.fork
+      )
+      yield* TestClock.adjust(90_000)
+      expect([...(yield* Fiber.join(fiber))]).toEqual(["ok"])
+      expect(seen).toEqual([90_000])
+    })
+  )
+
   it.effect("waits the retry-after on the Clock, then tries again", () =>
     Effect.gen(function* () {
       const { make, count } = attempts([failure("rate_limited", 30_000), "ok"])

@@ -5,12 +5,13 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { describe, expect, it } from "vitest"
 import { touchesNothing } from "../../support/classification.ts"
-import { builtinToolNames, builtinTools } from "../../../src/tools/builtin.ts"
+import { builtinToolNames, makeBuiltinTools } from "../../../src/tools/builtin.ts"
+import { SearchIndexCache } from "../../../src/tools/search-cache.ts"
 import * as P from "../../../src/tools/params.ts"
 import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "../../../src/tools/specs.ts"
 import { editSpec, writeSpec } from "../../../src/tools/write-specs.ts"
 import { searchSpec } from "../../../src/tools/search-spec.ts"
-import { lazyTool, ToolError, type Tool, type ToolContext } from "../../../src/tools/tool.ts"
+import { everyMode, lazyTool, ToolError, type Tool, type ToolContext } from "../../../src/tools/tool.ts"
 
 const toolsDir = path.resolve(import.meta.dirname, "../../../src/tools")
 
@@ -46,22 +47,23 @@ describe("built-in tools", () => {
   it("offers read, list, tree, glob, grep, search, edit and write, in that order, with their definitions", () => {
     expect(builtinToolNames).toEqual(["read", "list", "tree", "glob", "grep", "search", "edit", "write"])
     const specs = [readSpec, listSpec, treeSpec, globSpec, grepSpec, searchSpec, editSpec, writeSpec]
-    builtinTools.forEach((tool, i) => {
+    makeBuiltinTools(new SearchIndexCache()).forEach((tool, i) => {
       const spec = specs[i]
-      expect({ name: tool.name, description: tool.description, parameters: tool.parameters, classify: tool.classify }).toEqual(spec)
+      const { run: _run, ...definition } = tool
+      expect(definition).toEqual(spec)
       expect(tool.parameters).toBe(spec?.parameters)
     })
   })
 
   it("loads nothing but the definitions at start-up", async () => {
     const classification = ["../approval/classification.ts", "../approval/classify-paths.ts", "../approval/protected-files.ts", "effect/Effect", "glob-pattern.ts", "node:path"]
-    expect(await eagerClosure("specs.ts")).toEqual([...classification, "effect/Schema", "params.ts"].sort())
+    expect(await eagerClosure("specs.ts")).toEqual([...classification, "effect/Schema", "params.ts", "tool.ts"].sort())
     expect(await eagerClosure("builtin.ts")).toEqual([...classification, "effect/Schema", "params.ts", "search-spec.ts", "specs.ts", "tool.ts", "write-specs.ts"].sort())
   })
 })
 
 describe("lazyTool", () => {
-  const spec = { name: "echo", description: "Echo.", parameters: P.object({ text: P.string() }), classify: touchesNothing }
+  const spec = { name: "echo", description: "Echo.", parameters: P.object({ text: P.string() }), modes: everyMode, classify: touchesNothing }
 
   it("loads the implementation on the first run only, then runs it", async () => {
     let loads = 0

@@ -3,17 +3,20 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { searchWorkerSource } from "../../../src/tools/search-kernel.ts"
-import { resetSearchIndexes, SearchIndex, type SearchIndexOptions } from "../../../src/tools/search-index.ts"
+import { SearchIndexCache } from "../../../src/tools/search-cache.ts"
+import { SearchIndex, type SearchIndexOptions } from "../../../src/tools/search-index.ts"
 import { searchSpec } from "../../../src/tools/search-spec.ts"
 import { parseQuery, splitWords, stem } from "../../../src/tools/search-tokenize.ts"
-import { rankFiles, searchWorkspace } from "../../../src/tools/search.ts"
+import { makeSearchWorkspace, rankFiles } from "../../../src/tools/search.ts"
 import { defineTool } from "../../../src/tools/tool.ts"
 import { cleanupFixtures, makeFixture, run, runError, writeTree, type Tree } from "./support.ts"
 
-const searchTool = defineTool({ ...searchSpec, run: searchWorkspace })
+/** The indexes of the session the tests search in; each test starts a new one. */
+let indexes = new SearchIndexCache()
+const searchTool = defineTool({ ...searchSpec, run: (args, context) => makeSearchWorkspace(indexes)(args, context) })
 
 afterEach(async () => {
-  resetSearchIndexes()
+  indexes = new SearchIndexCache()
   await cleanupFixtures()
 })
 
@@ -347,7 +350,7 @@ describe("search file selection", () => {
 describe("search index updates", () => {
   const updates = (options: SearchIndexOptions, label: string): void => {
     it(`sees edited, added and deleted files and ignore-rule changes (${label})`, async () => {
-      resetSearchIndexes(options)
+      indexes = new SearchIndexCache(options)
       const f = await makeFixture({ ...project, "src/a.ts": "export const first = 1\n", "src/b.ts": "export const second = 2\n" })
       await age(f.workspace)
       expect(await search(f.context, "zebra")).toMatch(/^No files match/)
@@ -392,7 +395,7 @@ describe("search index updates", () => {
   })
 
   it("never shows stale lines: files about to be shown are checked first", async () => {
-    resetSearchIndexes({ restatBudget: 1 })
+    indexes = new SearchIndexCache({ restatBudget: 1 })
     const f = await makeFixture({ ...project })
     await age(f.workspace)
     expect(await search(f.context, "parseRetryAfter")).toContain("  4: export function parseRetryAfter(")

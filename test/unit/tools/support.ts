@@ -6,8 +6,9 @@ import * as Effect from "effect/Effect"
 import type { ParseError } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { makePathFence } from "../../../src/approval/path-fence.ts"
-import { builtinTools } from "../../../src/tools/builtin.ts"
-import { ToolError, type Tool, type ToolContext, type ToolOutput } from "../../../src/tools/tool.ts"
+import { makeBuiltinTools } from "../../../src/tools/builtin.ts"
+import { SearchIndexCache } from "../../../src/tools/search-cache.ts"
+import { ToolError, type Tool, type ToolContext, type ToolFailure, type ToolOutput } from "../../../src/tools/tool.ts"
 
 export type Tree = Readonly<Record<string, string | Uint8Array>>
 
@@ -69,7 +70,7 @@ export const cleanupFixtures = async (): Promise<void> => {
 }
 
 /** Validates `args` with the tool's own schema (as the engine does), then runs the tool. */
-export const runEffect = (tool: Tool, args: unknown, context: ToolContext): Effect.Effect<ToolOutput, ToolError> =>
+export const runEffect = (tool: Tool, args: unknown, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
   // The erased `Tool` types its fields' context as unknown; parameter schemas built by params.ts need none.
   (Schema.decodeUnknown(tool.parameters.schema)(args) as Effect.Effect<Schema.Struct.Type<Schema.Struct.Fields>, ParseError>).pipe(
     Effect.mapError((error) => new ToolError({ message: `bad arguments: ${error.message}` })),
@@ -85,9 +86,9 @@ export const runError = async (tool: Tool, args: unknown, context: ToolContext):
   return result.left.message
 }
 
-/** A built-in tool as a session gets it: the definition from specs.ts, the implementation imported on first run. */
+/** A built-in tool as a new session gets it: the definition from specs.ts, the implementation imported on first run. */
 export const builtinTool = (name: string): Tool => {
-  const tool = builtinTools.find((candidate) => candidate.name === name)
+  const tool = makeBuiltinTools(new SearchIndexCache()).find((candidate) => candidate.name === name)
   if (tool === undefined) throw new Error(`no built-in tool ${name}`)
   return tool
 }

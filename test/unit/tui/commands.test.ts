@@ -6,7 +6,7 @@ import type { ActiveSession } from "../../../layers/session-host.ts"
 import type { SessionServices } from "../../../layers/session.ts"
 import type { SessionSummary } from "../../../src/session/store.ts"
 import { findCommand, type CommandContext } from "../../../src/tui/commands.ts"
-import { makePalette } from "../../../src/tui/palette.ts"
+import { plainPalette } from "../../../src/terminal/colors.ts"
 
 const summary = (id: string, title?: string): SessionSummary => ({
   id,
@@ -25,7 +25,7 @@ const stub = (sessions: ReadonlyArray<SessionSummary>, picked: string | undefine
   const active = { prepared: { document: { id: "picked" } } } as unknown as ActiveSession
   const context = {
     print: (lines: ReadonlyArray<string>) => printed.push(...lines),
-    palette: makePalette(false),
+    palette: plainPalette,
     sessionId: () => "current",
     switched: (_active: ActiveSession, how: string) => calls.push(`switched ${how}`),
     pickSession: (offered: ReadonlyArray<SessionSummary>) =>

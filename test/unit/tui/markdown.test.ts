@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest"
 import { initialMarkdown, MarkdownStream, renderMarkdownLine } from "../../../src/tui/markdown.ts"
-import { makePalette } from "../../../src/tui/palette.ts"
+import { loadPalette, plainPalette } from "../../../src/terminal/colors.ts"
 import { stripAnsi, textWidth, wrapLine } from "../../../src/tui/width.ts"
 
-const colour = makePalette(true)
-const plain = makePalette(false)
+const colour = await loadPalette(true)
+const plain = plainPalette
 
 describe("markdown line renderer", () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { makePalette } from "../../../src/tui/palette.ts"
+import { plainPalette } from "../../../src/terminal/colors.ts"
 import { recap } from "../../../src/tui/recap.ts"
 import type { TranscriptItem } from "../../../src/session/items.ts"
 
@@ -18,7 +18,7 @@ describe("recap of a resumed session", () => {
       user("three\nmore"),
       answer("cut sh", { incomplete: true })
     ]
-    expect(recap(items, makePalette(false), 80)).toEqual([
+    expect(recap(items, plainPalette, 80)).toEqual([
       "… 1 earlier prompt",
       "› two",
       "● read a.ts",
@@ -34,6 +34,6 @@ describe("recap of a resumed session", () => {
   })
 
   it("is empty for a session without prompts", () => {
-    expect(recap([], makePalette(false), 80)).toEqual([])
+    expect(recap([], plainPalette, 80)).toEqual([])
   })
 })

@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
-import { makePalette } from "../../../src/tui/palette.ts"
+import { plainPalette } from "../../../src/terminal/colors.ts"
 import { makeTurnView } from "../../../src/tui/turn-view.ts"
 import type { Classification } from "../../../src/approval/classification.ts"
 
@@ -11,7 +11,7 @@ const setup = () => {
   const partials: Array<string> = []
   const view = makeTurnView(
     { commit: (lines) => committed.push(...lines), partial: (text) => partials.push(text), activity: () => {}, columns: () => 80 },
-    makePalette(false)
+    plainPalette
   )
   return { view, committed, partials }
 }

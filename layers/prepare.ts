@@ -5,19 +5,32 @@
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { ConfigError } from "../config/errors.ts"
-import { realDirectory } from "../files/directories.ts"
-import { loadConfig } from "../config/load.ts"
-import { makeCrystalPaths, type CrystalPaths } from "../config/paths.ts"
-import { configDefaults, type Config } from "../config/schema.ts"
-import { checkCredentials, ollamaBaseURL, resolveModel, type ModelEntry } from "../providers/catalog.ts"
-import { defaultOllamaHost, findLocalOllamaModel } from "../providers/ollama-probe.ts"
-import type { SessionDocument } from "../session/document.ts"
-import { makeSessionStore, type SessionStoreShape } from "../session/store.ts"
-import { providedToolNames } from "../engine/catalog.ts"
-import { discoverSkills, type Skill } from "../skills/discover.ts"
-import { resolvePromptSelection, type PromptSelection } from "../prompts/selection.ts"
-import type { SessionFlags } from "./flags.ts"
+import type { ApprovalMode } from "../src/approval/policy.ts"
+import { ConfigError, type NoModelConfigured } from "../src/config/errors.ts"
+import { realDirectory, type DirectoryError } from "../src/files/directories.ts"
+import { removeOrphanedTemps } from "../src/files/orphaned-temps.ts"
+import { loadConfig } from "../src/config/load.ts"
+import { makeCrystalPaths, type CrystalPaths } from "../src/config/paths.ts"
+import { configDefaults, type Config } from "../src/config/schema.ts"
+import { checkCredentials, ollamaBaseURL, resolveModel, type ModelEntry } from "../src/providers/catalog.ts"
+import { checkBaseURL } from "../src/providers/base-url.ts"
+import { defaultOllamaHost, findLocalOllamaModel } from "../src/providers/ollama-probe.ts"
+import type { Mode, SessionDocument } from "../src/session/document.ts"
+import { latestSessionOrUnreadable } from "../src/session/continue.ts"
+import { makeSessionStore, type SessionError, type SessionStoreShape } from "../src/session/store.ts"
+import { providedToolNames } from "../src/tools/builtin.ts"
+import { discoverSkills, type Skill } from "../src/skills/discover.ts"
+import { resolvePromptSelection, type PromptFlags, type PromptSelection } from "../src/prompts/selection.ts"
+
+/** What the operator asked of a session on the command line (src/cli/flags.ts parses it). */
+export interface SessionRequest extends PromptFlags {
+  readonly model: string | undefined
+  readonly mode: Mode | undefined
+  readonly approval: ApprovalMode | undefined
+  readonly disableTool: ReadonlyArray<string>
+  readonly resume: string | undefined
+  readonly continue: boolean
+}
 
 export interface PreparedSession {
   readonly paths: CrystalPaths
@@ -41,6 +54,9 @@ export interface PreparedSession {
 
 type Env = Readonly<Record<string, string | undefined>>
 
+/** Everything that can stop a session from being prepared: all of them are the operator's to fix (exit code 2 but SessionError). */
+export type PrepareError = ConfigError | NoModelConfigured | DirectoryError | SessionError
+
 const fail = (message: string) => Effect.fail(new ConfigError({ message }))
 
 /** SPEC M5: names must be built-in tools; unknown ones refuse to start. Duplicates are harmless. */
@@ -54,7 +70,7 @@ export const validateDisabledTools = (
     : fail(`--disable-tool: unknown tool '${unknown[0]}' (built-in tools: ${available.join(", ")})`)
 }
 
-const findSession = (store: SessionStoreShape, flags: SessionFlags, workspace: string) =>
+const findSession = (store: SessionStoreShape, flags: SessionRequest, workspace: string) =>
   Effect.gen(function* () {
     if (flags.resume !== undefined && flags.continue) return yield* fail("--resume and --continue cannot be used together")
     if (flags.resume !== undefined) {
@@ -64,7 +80,9 @@ const findSession = (store: SessionStoreShape, flags: SessionFlags, workspace: s
       return Option.some(resumed)
     }
     if (!flags.continue) return Option.none<SessionDocument>()
-    const latest = yield* store.latestForWorkspace(workspace)
+    const latest = yield* latestSessionOrUnreadable(store, workspace).pipe(
+      Effect.mapError((error) => new ConfigError({ message: `--continue: ${error.message}` }))
+    )
     if (Option.isNone(latest)) return yield* fail(`--continue: no earlier session for ${workspace}`)
     return latest
   })
@@ -83,7 +101,12 @@ const detectLocalOllama = (config: Config, configFile: string, env: Env) => {
  * `prompts`: the prompt flags as checked when the process started. Switching sessions passes them
  * on, so a forced attachment the new workspace lacks is a note at composition, not a refusal.
  */
-export const prepareSession = (flags: SessionFlags, cwd: string, env: Env, checked?: { readonly prompts: PromptSelection }) =>
+export const prepareSession = (
+  flags: SessionRequest,
+  cwd: string,
+  env: Env,
+  checked?: { readonly prompts: PromptSelection }
+): Effect.Effect<PreparedSession, PrepareError> =>
   Effect.gen(function* () {
     const startDir = yield* realDirectory(cwd, "the current directory")
     const initialPaths = makeCrystalPaths(startDir, env)
@@ -91,6 +114,8 @@ export const prepareSession = (flags: SessionFlags, cwd: string, env: Env, check
     const config = loaded.config
     const disabledTools = yield* validateDisabledTools(flags.disableTool, providedToolNames)
     const store = makeSessionStore(initialPaths.sessionsDir)
+    // Not awaited: it never fails, and the first request need not wait for a directory scan.
+    void removeOrphanedTemps([initialPaths.sessionsDir, initialPaths.home])
     const earlier = yield* findSession(store, flags, startDir)
     const workspace = Option.isSome(earlier) ? yield* realDirectory(earlier.value.workspace, "the session's workspace") : startDir
     const paths = workspace === startDir ? initialPaths : makeCrystalPaths(workspace, env)
@@ -102,10 +127,10 @@ export const prepareSession = (flags: SessionFlags, cwd: string, env: Env, check
           ? { ref: earlier.value.model, source: `session ${earlier.value.id}` }
           : undefined
     const model = yield* resolveModel({ requested, config, configFile: paths.configFile, env }).pipe(
-      Effect.catchIf(
-        (error) => error.noModel === true,
-        (error) => detectLocalOllama(config, paths.configFile, env).pipe(Effect.flatMap((found) => found ?? Effect.fail(error)))
+      Effect.catchTag("NoModelConfigured", (error) =>
+        detectLocalOllama(config, paths.configFile, env).pipe(Effect.flatMap((found) => found ?? Effect.fail(error)))
       ),
+      Effect.flatMap((entry) => checkBaseURL(entry, config, env)),
       Effect.flatMap((entry) => checkCredentials(entry, env))
     )
     const base = Option.isSome(earlier)

@@ -2,7 +2,8 @@
  * Text from the model, its tool arguments and command output, made inert before it reaches the
  * terminal: control characters other than newline and tab are drawn as visible symbols (ESC as ␛,
  * a carriage return as ␍), so nothing the model writes can move the cursor, erase rows or hide part
- * of what the operator is asked to approve. CRLF is a newline.
+ * of what the operator is asked to approve. CRLF is a newline. `crystal run` and the interactive
+ * UI both make text inert here: whole strings with `visible`, streamed tokens through `InertStream`.
  */
 const controls = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g
 
@@ -22,4 +23,23 @@ export const visibleValue = (value: unknown): unknown => {
     return Object.fromEntries(Object.entries(value).map(([key, inner]) => [visible(key), visibleValue(inner)]))
   }
   return value
+}
+
+/**
+ * Streamed text made inert token by token, as `visible` makes the whole: a CR ending one token
+ * waits for the next, so a CRLF split across two tokens is a line end, not ␍.
+ */
+export class InertStream {
+  private heldCR = false
+
+  push(token: string): string {
+    const joined = this.heldCR ? `\r${token}` : token
+    this.heldCR = joined.endsWith("\r")
+    return visible(this.heldCR ? joined.slice(0, -1) : joined)
+  }
+
+  /** The text has ended: a CR still held ended its last line, so it is dropped. */
+  end(): void {
+    this.heldCR = false
+  }
 }

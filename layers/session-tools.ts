@@ -1,0 +1,63 @@
+/**
+ * The tools of one session: the built-in ones, and those that need the session's services (the
+ * todo list in the conversation, questions to the operator, skills, the shell on BackgroundBash),
+ * in the Toolbox the engine picks each mode's catalog from.
+ */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type { ApprovalPolicyShape } from "../src/approval/approval-policy.ts"
+import type { BackgroundBashShape } from "../src/bash/background-bash.ts"
+import { assembleCatalog } from "../src/engine/catalog.ts"
+import type { ConversationShape } from "../src/engine/conversation.ts"
+import type { OperatorShape } from "../src/engine/operator.ts"
+import type { ToolboxShape } from "../src/engine/toolbox.ts"
+import type { BashSettings, CommandClassifier } from "../src/tools/bash-specs.ts"
+import { sessionBashTools } from "../src/tools/bash-session.ts"
+import { makeBuiltinTools } from "../src/tools/builtin.ts"
+import { SearchIndexCache } from "../src/tools/search-cache.ts"
+import { makeQuestionTool } from "../src/tools/question-tool.ts"
+import { makeSkillTool } from "../src/tools/skill-tool.ts"
+import { makeSpill } from "../src/tools/spill.ts"
+import { makeTodoTools } from "../src/tools/todo-tools.ts"
+import type { PreparedSession } from "./prepare.ts"
+
+export interface SessionToolDeps {
+  readonly bash: BashSettings
+  readonly conversation: ConversationShape
+  readonly policy: ApprovalPolicyShape
+  readonly background: BackgroundBashShape
+  readonly operator: OperatorShape
+}
+
+/** The shell classifier loads with the first shell call; Crystal's home (config, sessions) is off limits to commands. */
+const shellClassifier =
+  (home: string): CommandClassifier =>
+  (command, context) =>
+    Effect.promise(() => import("../src/approval/bash-classifier.ts")).pipe(
+      Effect.flatMap((classifier) => classifier.classifyCommand(command, context.fence, { protectedDirs: [home] }))
+    )
+
+export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolDeps): Effect.Effect<ToolboxShape, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { todowrite, todoread } = makeTodoTools({
+      get: Effect.map(deps.conversation.document, (doc) => doc.todos ?? []),
+      set: (todos) => deps.conversation.update((doc) => ({ ...doc, todos })).pipe(Effect.zipRight(deps.conversation.save))
+    })
+    // The search indexes belong to this session: dropped with it, never seen by the next one.
+    const searchIndexes = yield* Effect.acquireRelease(Effect.sync(() => new SearchIndexCache()), (cache) => Effect.sync(() => cache.clear()))
+    const tools = [
+      ...makeBuiltinTools(searchIndexes),
+      todowrite,
+      todoread,
+      makeQuestionTool(deps.operator),
+      ...(prepared.skills.length > 0 ? [makeSkillTool(prepared.skills)] : []),
+      ...(yield* sessionBashTools(deps.bash, deps.background, shellClassifier(prepared.paths.home)))
+    ]
+    const disabled = new Set(prepared.disabledTools)
+    const spill = makeSpill(prepared.spillDir)
+    return {
+      catalog: (mode) => assembleCatalog(mode, tools, disabled),
+      context: Effect.map(deps.policy.fence, (fence) => ({ fence, sessionId: prepared.document.id, spill, spillDir: prepared.spillDir })),
+      fileWriters: new Set(tools.filter((tool) => tool.writesThroughFence === true).map((tool) => tool.name))
+    }
+  })

@@ -1,0 +1,62 @@
+/**
+ * The BackgroundBash service (SPEC T5): the session's background tasks, living in the scope the
+ * layer is built in, so closing the session kills every task. The live layer costs nothing until
+ * the first call: the implementation (background.ts, with node:child_process and the process-tree
+ * code) is imported and made then, in that same scope.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import type { BackgroundBashOptions, BackgroundBashShape } from "./background.ts"
+import { DEFAULT_GRACE_MS, DEFAULT_LOG_BUFFER_BYTES, DEFAULT_MAX_TASKS } from "./limits.ts"
+
+export type { BackgroundBashOptions, BackgroundBashShape } from "./background.ts"
+
+/** Made on first use in `scope`; until then nothing runs and nothing is loaded. */
+const lazyBackgroundBash = (options: BackgroundBashOptions, scope: Scope.Scope): Effect.Effect<BackgroundBashShape> =>
+  Effect.gen(function* () {
+    let made: BackgroundBashShape | undefined
+    const service = yield* Effect.cached(
+      Effect.promise(() => import("./background.ts")).pipe(
+        Effect.flatMap((module) => Scope.extend(module.makeBackgroundBash(options), scope)),
+        Effect.tap((real) => Effect.sync(() => (made = real)))
+      )
+    )
+    const on = <A, E>(use: (real: BackgroundBashShape) => Effect.Effect<A, E>) => Effect.flatMap(service, use)
+    return {
+      maxTasks: options.maxTasks ?? DEFAULT_MAX_TASKS,
+      timeoutSeconds: options.timeoutSeconds,
+      bufferBytes: options.bufferBytes ?? DEFAULT_LOG_BUFFER_BYTES,
+      graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
+      start: Effect.fn("BackgroundBash.start")(function* (command: string, startOptions: { readonly cwd: string }) {
+        return yield* on((real) => real.start(command, startOptions))
+      }),
+      status: Effect.fn("BackgroundBash.status")(function* (id: string) {
+        return yield* on((real) => real.status(id))
+      }),
+      // Nothing started yet: no tasks, and no reason to load anything to say so.
+      list: Effect.suspend(() => (made === undefined ? Effect.succeed([]) : made.list)),
+      logs: Effect.fn("BackgroundBash.logs")(function* (id: string, request?: Parameters<BackgroundBashShape["logs"]>[1]) {
+        return yield* on((real) => real.logs(id, request))
+      }),
+      stop: Effect.fn("BackgroundBash.stop")(function* (id: string) {
+        return yield* on((real) => real.stop(id))
+      })
+    }
+  })
+
+export class BackgroundBash extends Context.Tag("crystal/BackgroundBash")<BackgroundBash, BackgroundBashShape>() {
+  /** The live service in the layer's scope (the session's, when provided to a session), made on first use. */
+  static readonly make = (options: BackgroundBashOptions): Effect.Effect<BackgroundBashShape, never, Scope.Scope> =>
+    Effect.flatMap(Effect.scope, (scope) => lazyBackgroundBash(options, scope))
+
+  static readonly layer = (options: BackgroundBashOptions): Layer.Layer<BackgroundBash> => Layer.scoped(BackgroundBash, BackgroundBash.make(options))
+
+  /** For tests: the same real service made at once, with a short grace period so teardown is quick. */
+  static readonly layerTest = (options: Partial<BackgroundBashOptions> = {}): Layer.Layer<BackgroundBash> =>
+    Layer.scoped(
+      BackgroundBash,
+      Effect.flatMap(Effect.promise(() => import("./background.ts")), (module) => module.makeBackgroundBash({ timeoutSeconds: null, graceMs: 200, ...options }))
+    )
+}

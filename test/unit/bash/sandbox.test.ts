@@ -1,0 +1,67 @@
+/** The sandbox's arguments and notes, as data (the real runs are sandbox-writes and sandbox-kill). */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { sandboxStartNote } from "../../../src/bash/sandbox-detect.ts"
+import { bwrapArgs, seatbeltProfile } from "../../../src/bash/sandbox.ts"
+import { tempDir } from "../../support/temp.ts"
+
+describe("bwrap arguments", () => {
+  it("drop every capability and unshare network, IPC and pids, and end with the working directory", async () => {
+    const args = bwrapArgs({ mode: "read-only", cwd: "/", readable: [], writable: [] }, {})
+    expect(args.slice(0, 3)).toEqual(["--ro-bind", "/", "/"])
+    for (const flag of ["--unshare-net", "--unshare-ipc", "--unshare-pid", "--die-with-parent", "--proc"]) expect(args).toContain(flag)
+    expect(args.join(" ")).toContain("--cap-drop ALL")
+    expect(args.slice(-3)).toEqual(["--chdir", "/", "--"])
+  })
+
+  it("mask /tmp with a private tmpfs but bring back, read-only, what the session reads there; bind the spill folder writable", async () => {
+    const root = await tempDir()
+    const workspace = path.join(root, "ws")
+    const spill = path.join(root, "spill")
+    fs.mkdirSync(workspace)
+    fs.mkdirSync(spill)
+    const args = bwrapArgs({ mode: "read-only", cwd: workspace, readable: [workspace, spill, "/usr/share"], writable: [spill, path.join(root, "missing")] }, {})
+    const text = args.join(" ")
+    expect(text).toContain(`--tmpfs /tmp --ro-bind ${workspace} ${workspace} --ro-bind ${spill} ${spill}`)
+    expect(text).not.toContain("--ro-bind /usr/share")
+    expect(text).toContain(`--bind ${spill} ${spill}`)
+    expect(text).not.toContain("missing")
+    expect(args.indexOf("--bind")).toBeGreaterThan(args.indexOf(`--ro-bind`, 3))
+  })
+
+  it("leave /tmp unmasked (and read-only) when the workspace is /tmp or holds it", () => {
+    for (const cwd of ["/tmp", "/"]) {
+      const args = bwrapArgs({ mode: "read-only", cwd, readable: [cwd], writable: [] }, {})
+      expect(args.join(" "), cwd).not.toContain("--tmpfs /tmp")
+    }
+    expect(bwrapArgs({ mode: "read-only", cwd: "/tmp", readable: ["/tmp"], writable: [] }, {}).join(" ")).toContain("--tmpfs /run")
+  })
+
+  it("point TMPDIR at the private /tmp when it named another directory", () => {
+    const request = { mode: "read-only", cwd: "/", readable: [], writable: [] } as const
+    expect(bwrapArgs(request, { TMPDIR: "/var/cache/tmp" }).join(" ")).toContain("--setenv TMPDIR /tmp")
+    expect(bwrapArgs(request, { TMPDIR: "/tmp/user" }).join(" ")).not.toContain("--setenv")
+  })
+})
+
+describe("the macOS profile", () => {
+  it("denies writes and the network, allowing the temporary and spill folders, with quotes escaped", () => {
+    const profile = seatbeltProfile({ mode: "read-only", cwd: "/w", readable: [], writable: ['/sp"ill'] }, {})
+    expect(profile.split("\n").slice(0, 4)).toEqual(["(version 1)", "(allow default)", "(deny network*)", "(deny file-write*)"])
+    expect(profile).toContain('(subpath "/private/tmp")')
+    expect(profile).toContain('(subpath "/sp\\"ill")')
+  })
+})
+
+describe("the session-start note", () => {
+  it("says when there is no sandbox, and nothing when there is one", async () => {
+    expect(sandboxStartNote("linux", "/nonexistent")).toBe(
+      "no OS sandbox: bubblewrap (bwrap) is not installed, so the shell commands the approval policy lets run as reads are kept in bounds by the command classifier alone"
+    )
+    expect(sandboxStartNote("win32", "")).toMatch(/^no OS sandbox: there is no OS sandbox for win32/)
+    const bin = await tempDir()
+    fs.writeFileSync(path.join(bin, "bwrap"), "#!/bin/sh\n", { mode: 0o755 })
+    expect(sandboxStartNote("linux", `relative/dir${path.delimiter}${bin}`)).toBeUndefined()
+  })
+})
