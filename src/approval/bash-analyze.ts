@@ -10,6 +10,8 @@ import type { Authority, Risk } from "./classification.ts"
 import { maxAuthority, maxRisk } from "./classification.ts"
 import { dispatch } from "./bash-commands.ts"
 import { parseShell, ShellSyntaxError, type Command, type Redirect, type Script, type SimpleCommand, type Word } from "./bash-parse.ts"
+import { judgeArithmetic, scanWord, subscriptOf, judgeSubscript, type ArithVerdict } from "./bash-arith.ts"
+import { exportAllowed, shellAssignmentAllowed } from "./bash-environment.ts"
 import type { Access } from "./path-fence.ts"
 
 /** One argument after expansion. */
@@ -70,6 +72,10 @@ export type Analysis =
       readonly reasons: ReadonlyArray<Reason>
       readonly paths: ReadonlyArray<PathRef>
       readonly prefixes: ReadonlyArray<PrefixEntry>
+      /** A command changes the system beyond any path it names (crontab, mount, useradd…). */
+      readonly outside: boolean
+      /** Working directories of git commands judged read-only (undefined: not known); their repository config decides. */
+      readonly gitReads: ReadonlyArray<string | undefined>
     }
   | { readonly kind: "unparseable"; readonly message: string }
 
@@ -78,6 +84,8 @@ export interface AnalyzeOptions {
   readonly workspace: string
   /** The home directory `~` and `$HOME` expand to. */
   readonly home: string
+  /** The environment the command will run with (which variables are exported); defaults to this process's. */
+  readonly environment?: Readonly<Record<string, string | undefined>>
 }
 
 export const analyzeCommandLine = (command: string, options: AnalyzeOptions): Analysis => {
@@ -88,15 +96,18 @@ export const analyzeCommandLine = (command: string, options: AnalyzeOptions): An
     if (error instanceof ShellSyntaxError || error instanceof RangeError) return { kind: "unparseable", message: error.message }
     throw error
   }
-  const analyzer = new Analyzer(options.workspace, options.home)
+  const analyzer = new Analyzer(options.workspace, options.home, options.environment ?? process.env)
   analyzer.runScript(script)
+  analyzer.finish()
   return {
     kind: "parsed",
     risk: analyzer.risk,
     authority: analyzer.authority,
     reasons: analyzer.reasons,
     paths: analyzer.paths,
-    prefixes: analyzer.prefixes
+    prefixes: analyzer.prefixes,
+    outside: analyzer.outside,
+    gitReads: analyzer.gitReads
   }
 }
 
@@ -145,18 +156,6 @@ interface Frame {
 const SPECIAL_FILES = new Set(["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty"])
 const isSpecialFile = (abs: string): boolean => SPECIAL_FILES.has(abs) || /^\/dev\/fd\/\d+$/.test(abs) || /^\/proc\/self\/fd\/\d+$/.test(abs)
 
-/** Variables that change which program runs or what it loads. */
-const EXECUTION_VARIABLES = new Set(
-  `
-  PATH LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT DYLD_INSERT_LIBRARIES DYLD_LIBRARY_PATH BASH_ENV ENV PROMPT_COMMAND PS4
-  SHELLOPTS BASHOPTS GIT_SSH GIT_SSH_COMMAND GIT_EXTERNAL_DIFF GIT_PAGER GIT_EDITOR GIT_ASKPASS GIT_EXEC_PATH
-  GIT_CONFIG_GLOBAL GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT SSH_ASKPASS PAGER EDITOR VISUAL NODE_OPTIONS NODE_PATH
-  PYTHONPATH PYTHONSTARTUP PYTHONHOME PERL5OPT PERL5LIB RUBYOPT RUBYLIB JAVA_TOOL_OPTIONS _JAVA_OPTIONS CDPATH
-  `
-    .trim()
-    .split(/\s+/)
-)
-
 const MAX_NESTED_STRINGS = 8
 const MAX_BRACE_EXPANSIONS = 256
 
@@ -177,11 +176,86 @@ export class Analyzer {
   private nestedStrings = 0
   home: string | undefined
   readonly workspace: string
+  readonly environment: Readonly<Record<string, string | undefined>>
+  outside = false
+  readonly gitReads: Array<string | undefined> = []
+  /** Variables assigned on this line with a value that is not a known number. */
+  private readonly tainted = new Set<string>()
+  /** Variables whose values some arithmetic context evaluates. */
+  private readonly arithNames = new Set<string>()
+  /** Paths written (created, moved, linked) by commands earlier on the line: what is below them is unknown. */
+  private readonly created: Array<string> = []
+  private readonly pendingCreated: Array<string> = []
+  /** CDPATH was set on the line: `cd NAME` may go anywhere. */
+  private cdpath = false
 
-  constructor(workspace: string, home: string) {
+  constructor(workspace: string, home: string, environment: Readonly<Record<string, string | undefined>> = process.env) {
     this.workspace = workspace
     this.home = home
+    this.environment = environment
     this.state = { cwds: [workspace], bindings: new Map() }
+  }
+
+  /** A command that changes the system itself: high, and outside the workspace whatever it names. */
+  system(reason: string): void {
+    this.outside = true
+    this.raise("high", "execute", reason)
+  }
+
+  /** An arithmetic context: refused when it cannot be read; the names it evaluates are checked at the end. */
+  arithmetic(verdict: ArithVerdict): void {
+    if (!verdict.safe) this.raise("medium", "execute", verdict.reason)
+    else for (const name of verdict.names) this.arithNames.add(name)
+  }
+
+  taint(name: string): void {
+    this.tainted.add(name)
+  }
+
+  /** The single known value of a variable, if any. */
+  knownValue(name: string): string | undefined {
+    const binding = this.state.bindings.get(name)
+    return Array.isArray(binding) && binding.length === 1 ? binding[0]?.value : undefined
+  }
+
+  /**
+   * A variable set for the shell (`x=1`, `read x`) or exported to programs (`X=1 cmd`, `export X`):
+   * off the allowlist, the call executes (a pager, a library path, a config file…).
+   */
+  variableWrite(name: string, value: string | undefined, exported: boolean): void {
+    if (name === "HOME") this.home = undefined
+    if (name === "CDPATH") this.cdpath = true
+    if (name === "IFS") return this.raise("high", "execute", "changes how the shell splits words")
+    const allowed = exported ? exportAllowed(name, value) : shellAssignmentAllowed(name, value, this.environment)
+    if (!allowed) this.raise("medium", "execute", exported ? `exports ${name} to the programs it runs` : `sets ${name}`)
+  }
+
+  /** Called once the whole line is analyzed. */
+  finish(): void {
+    for (const name of this.arithNames) {
+      if (this.tainted.has(name)) this.raise("medium", "execute", `evaluates ${name} as arithmetic, and its value is set on the line`)
+    }
+  }
+
+  /** Checks the expansions of a word that evaluate text (arithmetic, indirection, prompt expansion). */
+  vetWord(word: Word): void {
+    if (!/[$`]/.test(word.raw)) return
+    const hazards = scanWord(word.raw)
+    if (hazards.reason !== undefined) this.raise("medium", "execute", hazards.reason)
+    for (const name of hazards.names) this.arithNames.add(name)
+  }
+
+  /** A git command judged read-only runs in the current directory: its repository's config is checked later. */
+  gitRead(): void {
+    for (const cwd of this.state.cwds) this.gitReads.push(cwd ?? undefined)
+  }
+
+  private flushCreated(): void {
+    this.created.push(...this.pendingCreated.splice(0))
+  }
+
+  private underCreated(abs: string): boolean {
+    return this.created.some((root) => abs === root || abs.startsWith(root.endsWith("/") ? root : `${root}/`))
   }
 
   // ------------------------------------------------------------ results
@@ -238,8 +312,11 @@ export class Analyzer {
     if (value === "") return false
     let counted = false
     for (const cwd of this.state.cwds) {
-      const abs = path.isAbsolute(value) ? path.resolve(value) : cwd === null ? undefined : path.resolve(cwd, value)
-      if (abs !== undefined && isSpecialFile(abs)) continue
+      const lexical = path.isAbsolute(value) ? path.resolve(value) : cwd === null ? undefined : path.resolve(cwd, value)
+      if (lexical !== undefined && isSpecialFile(lexical)) continue
+      // Below a path written earlier on the line (a new symbolic link, a moved directory): not known now.
+      const abs = lexical !== undefined && this.underCreated(lexical) ? undefined : lexical
+      if (lexical !== undefined && access === "write") this.pendingCreated.push(lexical)
       if (abs !== undefined && /^\/dev\/(tcp|udp)\//.test(abs)) {
         this.network("opens a network connection")
         continue
@@ -273,7 +350,8 @@ export class Analyzer {
 
   private workdirPath(access: Access): void {
     for (const cwd of this.state.cwds) {
-      this.paths.push({ abs: cwd ?? undefined, glob: false, pattern: undefined, sweeping: false, access, role: "plain", display: cwd ?? "the working directory" })
+      if (cwd !== null && access === "write") this.pendingCreated.push(cwd)
+      this.paths.push({ abs: cwd === null || this.underCreated(cwd) ? undefined : cwd, glob: false, pattern: undefined, sweeping: false, access, role: "plain", display: cwd ?? "the working directory" })
     }
   }
 
@@ -295,7 +373,7 @@ export class Analyzer {
       this.state.cwds = [this.home ?? null]
       return
     }
-    if (dir.value === "-") {
+    if (dir.value === "-" || (this.cdpath && dir.value !== undefined && !/^(\/|\.\.?(\/|$))/.test(dir.value))) {
       this.state.cwds = [null]
       return
     }
@@ -386,6 +464,7 @@ export class Analyzer {
       return
     }
     const nets = command.words.map((word) => this.substitutions(word))
+    this.vetCompound(command.keyword, command.words)
     const { stdin, outputs } = this.framedRedirects(command.redirects)
     const inner: Io = mergeStdin(io, stdin)
     const networkBefore = this.networkEvents
@@ -412,7 +491,54 @@ export class Analyzer {
     this.downloadedInto(outputs, networkBefore, io)
   }
 
+  /** The words a compound command evaluates itself: `(( … ))`, `for (( … ))`, `[[ … ]]`, `for` lists, `case` subjects. */
+  private vetCompound(keyword: string, words: ReadonlyArray<Word>): void {
+    if (keyword === "((" || (keyword === "for" && words[0]?.raw.startsWith("(("))) {
+      for (const word of words) {
+        if (!word.raw.startsWith("((")) continue
+        const body = word.raw.slice(2, word.raw.endsWith("))") ? -2 : undefined)
+        for (const expression of body.split(";")) this.arithmetic(judgeArithmetic(expression))
+      }
+      return
+    }
+    for (const word of words) this.vetWord(word)
+    if (keyword !== "[[") return
+    // `[[ a -eq b ]]` evaluates both sides as arithmetic; `[[ -v name[sub] ]]` evaluates the subscript.
+    words.forEach((word, index) => {
+      const text = staticText(word)
+      if (text !== undefined && ARITH_TESTS.has(text)) {
+        for (const side of [words[index - 1], words[index + 1]]) if (side !== undefined) this.arithmeticOperand(side)
+      }
+      if (text === "-v") {
+        const operand = words[index + 1]
+        const name = operand === undefined ? undefined : staticText(operand)
+        if (operand !== undefined && name === undefined) this.raise("medium", "execute", "tests a variable whose name is only known at run time")
+        const subscript = name === undefined ? undefined : subscriptOf(name)
+        if (subscript !== undefined) this.arithmetic(judgeSubscript(subscript))
+      }
+    })
+  }
+
+  /** One side of `[[ a -eq b ]]`: its text after expansion is evaluated as arithmetic. */
+  private arithmeticOperand(word: Word): void {
+    if (word.subs.length > 0) return this.raise("medium", "execute", "evaluates the output of a substitution as arithmetic")
+    const names: Array<string> = []
+    let text = ""
+    for (const part of word.parts) {
+      if (part.kind === "lit") text += part.text
+      else if (part.kind === "param") {
+        names.push(part.name)
+        text += "0"
+      } else return this.raise("medium", "execute", "evaluates an expansion as arithmetic")
+    }
+    this.arithmetic(judgeArithmetic(text))
+    for (const name of names) if (/^[A-Za-z_]/.test(name)) this.arithNames.add(name)
+  }
+
   private runSimple(command: SimpleCommand, io: Io): void {
+    for (const assign of command.assigns) if (assign.value !== undefined) this.vetWord(assign.value)
+    for (const word of command.words) this.vetWord(word)
+    for (const redirect of command.redirects) this.vetWord(redirect.target)
     const args: Array<Arg> = []
     const assigned: Array<{ readonly name: string; readonly value: Arg | undefined }> = []
     for (const assign of command.assigns) {
@@ -431,7 +557,10 @@ export class Analyzer {
     const pathFrom = this.paths.length
     try {
       const { stdin, outputs } = this.redirects(command.redirects)
-      for (const { name } of assigned) this.assignment(name)
+      for (const { name, value } of assigned) {
+        this.variableWrite(name, value?.value, args.length > 0)
+        if (value?.value === undefined || !/^-?[0-9]+$/.test(value.value)) this.taint(name)
+      }
       if (args.length === 0) {
         for (const { name, value } of assigned) this.bind(name, bindingOf(value))
         if (command.redirects.length === 0) frame.delegated = true
@@ -446,6 +575,7 @@ export class Analyzer {
       }
     } finally {
       this.frame = outer
+      this.flushCreated()
       if (!frame.delegated) {
         const pathTo = this.paths.length
         const filter = io.stdinPiped && frame.authority === "read" && pathTo === pathFrom
@@ -462,9 +592,11 @@ export class Analyzer {
     const pathFrom = this.paths.length
     this.frame = frame
     try {
+      for (const redirect of redirects) this.vetWord(redirect.target)
       return this.redirects(redirects)
     } finally {
       this.frame = outer
+      this.flushCreated()
       if (this.paths.length > pathFrom) this.prefixes.push({ key: undefined, authority: frame.authority, pathFrom, pathTo: this.paths.length, filter: false })
     }
   }
@@ -543,18 +675,12 @@ export class Analyzer {
     if (this.networkEvents > networkBefore || io.stdinNet) for (const output of outputs) this.markDownloaded(output)
   }
 
-  private assignment(name: string): void {
-    if (name === "HOME") this.home = undefined
-    if (name === "IFS") this.raise("high", "execute", "changes how the shell splits words")
-    else if (EXECUTION_VARIABLES.has(name)) this.raise("medium", "execute", `sets ${name}`)
-  }
-
   /** Checks `NAME=VALUE` words given to export, declare, env…; `bind` when the shell keeps the value. */
-  assignmentWord(arg: Arg, bind = false): void {
+  assignmentWord(arg: Arg, bind = false, exported = true): void {
     const match = /^([A-Za-z_][A-Za-z0-9_]*)(\+?)=/.exec(arg.value ?? arg.raw)
     const name = match?.[1]
     if (name === undefined) return
-    this.assignment(name)
+    this.variableWrite(name, arg.value?.slice(match?.[0].length ?? 0), exported)
     if (!bind) return
     if (match?.[2] === "+" || arg.value === undefined) this.bind(name, undefined)
     else this.bind(name, [{ value: arg.value.slice(match?.[0].length ?? 0), glob: false }])
@@ -683,6 +809,7 @@ export class Analyzer {
 
   /** `X=…`, `read X`, `for X in …`: what the variable holds from now on (undefined: unknown). */
   bind(name: string, binding: Binding | undefined): void {
+    if (!Array.isArray(binding) || !binding.every((candidate) => /^-?[0-9]+$/.test(candidate.value))) this.tainted.add(name)
     const next = new Map(this.state.bindings)
     if (binding === undefined) next.delete(name)
     else next.set(name, binding)
@@ -764,6 +891,8 @@ const echoedText = (command: Command | undefined): string | undefined => {
   while (args[0] !== undefined && /^-[neE]+$/.test(args[0])) args.shift()
   return args.join(" ") + "\n"
 }
+
+const ARITH_TESTS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"])
 
 const staticText = (word: Word): string | undefined =>
   word.parts.every((part) => part.kind === "lit") ? word.parts.map((part) => (part.kind === "lit" ? part.text : "")).join("") : undefined

@@ -13,6 +13,8 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { analyzeCommandLine, type PathRef, type PrefixEntry, type Reason } from "./bash-analyze.ts"
 import { maxRisk, widestScope, type Classification, type Risk, type Scope, type TouchedPath } from "./classification.ts"
+import { repositoryRunsPrograms } from "./git-repo-config.ts"
+import { protectedFileReason } from "./protected-files.ts"
 import { isWithin, realPathAllowingMissing, type Access, type FenceError, type LocatedPath, type PathFence } from "./path-fence.ts"
 
 export interface CommandClassifierOptions {
@@ -23,13 +25,15 @@ export interface CommandClassifierOptions {
   readonly protectedDirs?: ReadonlyArray<string>
   /** What `~` and `$HOME` stand for; defaults to the current user's home directory. */
   readonly home?: string
+  /** The environment commands run with (which variables are exported); defaults to this process's. */
+  readonly environment?: Readonly<Record<string, string | undefined>>
 }
 
 export const classifyCommand = (command: string, fence: PathFence, options: CommandClassifierOptions = {}): Effect.Effect<Classification, FenceError> =>
   Effect.gen(function* () {
     const home = path.resolve(options.home ?? os.homedir())
     const shown = showCommand(command)
-    const analysis = analyzeCommandLine(command, { workspace: fence.workspace, home })
+    const analysis = analyzeCommandLine(command, { workspace: fence.workspace, home, environment: options.environment ?? process.env })
     if (analysis.kind === "unparseable") {
       return {
         risk: "high",
@@ -50,7 +54,9 @@ export const classifyCommand = (command: string, fence: PathFence, options: Comm
     const byKey = new Map(distinct.map((key, index) => [key, results[index]]))
     const located = keys.map((key) => (key === undefined ? undefined : byKey.get(key)))
     const guard = guardFor(home, fence.workspace, options.protectedDirs ?? [])
-    return conclude(shown, analysis.risk, analysis.authority, analysis.reasons, analysis.paths, located, analysis.prefixes, guard, fence.workspace)
+    const concluded = conclude(shown, analysis.risk, analysis.authority, analysis.reasons, analysis.paths, located, analysis.prefixes, guard, fence.workspace)
+    const withScope: Classification = analysis.outside ? { ...concluded, scope: "outside" } : concluded
+    return gitConfigCheck(withScope, analysis.gitReads, fence.workspace)
   })
 
 interface Guard {
@@ -101,8 +107,6 @@ const SYSTEM_TOP = new Set([
   "home",
   "Users"
 ])
-/** Files git runs or obeys: writing them plants code for a later git command. */
-const GIT_HOOKS = /\/\.git\/(hooks(\/|$)|config$)/
 
 const TEMP_DIRS = new Set(["/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/private/var/folders"])
 
@@ -195,6 +199,7 @@ const conclude = (
     if (!reasons.some((reason) => reason.risk === level && reason.text === text)) reasons.push({ risk: level, text })
   }
   const scopes: Array<Scope> = []
+  let protectedWrite: string | undefined = undefined
   const touched = new Map<string, TouchedPath>()
   refs.forEach((ref, index) => {
     const location = located[index]
@@ -220,7 +225,11 @@ const conclude = (
       add("high", "deletes files broadly")
     }
     if (ref.role === "recursive-perm" && location.real === workspace) add("high", "changes permissions of the whole workspace")
-    if (ref.access === "write" && GIT_HOOKS.test(location.real)) add("high", "changes git hooks or configuration, which run code")
+    const planted = ref.access === "write" ? [location.real, ref.abs].map(protectedFileReason).find((reason) => reason !== undefined) : undefined
+    if (planted !== undefined) {
+      add("high", planted)
+      protectedWrite ??= planted
+    }
     scopes.push(location.scope)
     if (location.scope === "outside") add("high", ref.access === "write" ? `writes outside the workspace: ${location.display}` : `reads outside the workspace: ${location.display}`)
     const key = `${ref.access}\0${location.real}`
@@ -233,7 +242,8 @@ const conclude = (
     scope: widestScope(...scopes),
     summary: shownReasons.length === 0 ? `run \`${shown}\`` : `run \`${shown}\` (${shownReasons.join("; ")})`,
     paths: [...touched.values()],
-    grantKey: risk === "forbidden" ? undefined : grantKeyOf(prefixes, located)
+    grantKey: risk === "forbidden" ? undefined : grantKeyOf(prefixes, located),
+    protectedWrite
   }
 }
 
@@ -255,6 +265,23 @@ const grantKeyOf = (prefixes: ReadonlyArray<PrefixEntry>, located: ReadonlyArray
   const keys = new Set(pool.map((entry) => entry.key))
   const [only, ...others] = [...keys]
   return others.length === 0 && only !== undefined ? `bash:${only}` : undefined
+}
+
+/**
+ * A git command judged read-only still runs programs when its repository's config says so
+ * (core.fsmonitor, a pager, a textconv driver, a hook): then it executes, and asks.
+ */
+const gitConfigCheck = (classification: Classification, dirs: ReadonlyArray<string | undefined>, workspace: string): Classification => {
+  if (dirs.length === 0 || classification.authority !== "read" || classification.risk === "forbidden") return classification
+  for (const dir of new Set(dirs)) {
+    const reason = dir === undefined ? "git runs in a directory only known at run time" : repositoryRunsPrograms(dir)
+    if (reason === undefined) continue
+    const risk = maxRisk(classification.risk, "medium")
+    const summary = classification.summary.endsWith(")") ? `${classification.summary.slice(0, -1)}; ${reason})` : `${classification.summary} (${reason})`
+    return { ...classification, risk, authority: "execute", summary: risk === classification.risk && risk !== "low" ? classification.summary : summary }
+  }
+  void workspace
+  return classification
 }
 
 const MAX_SHOWN = 160

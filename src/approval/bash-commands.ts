@@ -5,14 +5,20 @@
  */
 import type { Analyzer, Call, Handler } from "./bash-analyze.ts"
 import { looksLikePath, parse, words, writeAll } from "./bash-args.ts"
-import { INTERPRETERS, PYTHON, SHELLS, alias, busybox, cd, commandBuiltin, crontab, date, deno, disk, env, evalBuiltin, flock, forbidden, high, hostname, initCommand, interpreterHandler, ipCommand, kill, mount, nice, open, parallel, popd, pushd, scriptCommand, service, settingCtl, shell, shutdown, source, su, sudo, sysctl, systemctl, timeCommand, timeout, tracer, trap, watch, wrapper, xargs } from "./bash-exec.ts"
+import { INTERPRETERS, PYTHON, SHELLS, alias, busybox, cd, commandBuiltin, crontab, date, deno, disk, env, evalBuiltin, flock, forbidden, high, hostname, initCommand, interpreterHandler, ipCommand, kill, mount, nice, open, parallel, popd, pushd, scriptCommand, service, settingCtl, shell, shutdown, source, su, sudo, sysctl, systemctl, system, timeCommand, timeout, tracer, trap, watch, wrapper, xargs } from "./bash-exec.ts"
 import { GREP_SPEC, NO_PATHS, READ_FILES, awk, chmod, chown, compressor, copyLike, csplit, dd, declaration, fdFind, find, grepLike, iconv, jq, link, mkdir, mkfifo, mktemp, noPaths, patch, read, readFiles, rg, rm, rmdir, sed, shred, shuf, sort, split, tar, tee, touch, tree, truncate, uniq, unlink, unzip, xxd, yq, zip } from "./bash-files.ts"
 import { git } from "./bash-git.ts"
+import { vetReadOnlyCall } from "./bash-readonly.ts"
 import { NETWORK, bundle, cargo, conda, curl, docker, gem, goTool, make, networkCommand, npx, packageManager, pip, poetry, rsync, scp, ssh, systemPackages, uv, uvx, wget } from "./bash-network.ts"
 
 export const dispatch = (a: Analyzer, call: Call): void => {
   const handler = HANDLERS.get(call.base) ?? patternHandler(call.base)
-  if (handler !== undefined) return handler(a, call)
+  if (handler !== undefined) {
+    handler(a, call)
+    // Fail closed: what the handler judged read-only stays so only when the allowlist agrees.
+    if (a.frameAuthority === "read") vetReadOnlyCall(a, call)
+    return
+  }
   // Case-insensitive file systems (macOS) run `RM` as `rm`: judge it as both.
   const lower = call.base.toLowerCase()
   const folded = lower === call.base ? undefined : (HANDLERS.get(lower) ?? patternHandler(lower))
@@ -152,13 +158,13 @@ register(["systemctl"], systemctl)
 register(["init", "telinit"], initCommand)
 register(["loginctl"], (a, call) => {
   if (call.args.some((arg) => ["poweroff", "reboot", "halt", "kexec", "suspend", "hibernate"].includes(arg.value ?? ""))) a.forbid("shuts down or restarts the machine")
-  else if (call.args.some((arg) => ["terminate-session", "terminate-user", "kill-session", "kill-user", "lock-sessions"].includes(arg.value ?? ""))) a.raise("high", "execute", "ends sessions")
+  else if (call.args.some((arg) => ["terminate-session", "terminate-user", "kill-session", "kill-user", "lock-sessions"].includes(arg.value ?? ""))) a.system("ends sessions")
 })
 register(["kill"], kill)
-register(["pkill", "killall", "skill", "slay"], high("stops processes"))
+register(["pkill", "killall", "skill", "slay"], system("stops processes"))
 register(["killall5"], forbidden("signals every process"))
 register(["crontab"], crontab)
-register(["at", "batch", "atrm"], high("schedules commands"))
+register(["at", "batch", "atrm"], system("schedules commands"))
 register(
   words(`
   mkfs mke2fs mkswap mkdosfs mkntfs newfs wipefs fdisk sfdisk cfdisk gdisk sgdisk cgdisk parted blkdiscard badblocks zpool
@@ -172,7 +178,7 @@ register(["timedatectl", "hostnamectl", "localectl"], settingCtl)
 register(["sysctl"], sysctl)
 register(["ip"], ipCommand)
 register(["ifconfig", "route", "iwconfig", "nmcli"], (a, call) => {
-  if (call.args.filter((arg) => !arg.value?.startsWith("-")).length > 1) a.raise("high", "execute", "changes network settings")
+  if (call.args.filter((arg) => !arg.value?.startsWith("-")).length > 1) a.system("changes network settings")
 })
 register(["mount", "umount", "swapon", "swapoff", "losetup"], mount)
 register(["service"], service)
@@ -182,7 +188,7 @@ register(
   groupadd groupdel groupmod passwd chpasswd chsh chfn visudo launchctl setcap csrutil spctl nvram bless kextload dscl security sshd
   update-grub grub-install efibootmgr
 `),
-  high("changes system configuration")
+  system("changes system configuration")
 )
 register(["cd", "chdir"], cd)
 register(["pushd"], pushd)

@@ -528,9 +528,15 @@ export const high =
   (a) =>
     a.raise("high", authority, reason)
 
+/** A command that changes the machine rather than files: high, and outside whatever its arguments say. */
+export const system =
+  (reason: string): Handler =>
+  (a) =>
+    a.system(reason)
+
 export const shutdown: Handler = (a, call) => {
   if (call.base === "shutdown" && call.args.some((arg) => arg.value === "-c")) {
-    a.raise("high", "execute", "cancels a shutdown")
+    a.system("cancels a shutdown")
     return
   }
   a.forbid("shuts down or restarts the machine")
@@ -546,7 +552,7 @@ export const systemctl: Handler = (a, call) => {
     a.forbid("shuts down or restarts the machine")
     return
   }
-  a.raise("high", "execute", "changes system services")
+  a.system("changes system services")
 }
 
 export const initCommand: Handler = (a, call) => {
@@ -583,7 +589,7 @@ export const kill: Handler = (a, call) => {
 
 export const crontab: Handler = (a, call) => {
   if (call.args.some((arg) => arg.value === "-l")) return
-  a.raise("high", "execute", call.args.some((arg) => arg.value === "-r") ? "removes scheduled jobs" : "installs scheduled jobs")
+  a.system(call.args.some((arg) => arg.value === "-r") ? "removes scheduled jobs" : "installs scheduled jobs")
 }
 
 /** mkfs, fdisk, wipefs, parted…: always high; on a device, forbidden. */
@@ -604,42 +610,42 @@ export const disk: Handler = (a, call) => {
 }
 
 export const hostname: Handler = (a, call) => {
-  if (call.args.some((arg) => arg.value !== undefined && !arg.value.startsWith("-"))) a.raise("high", "execute", "changes the host name")
-  else if (call.args.some((arg) => ["-F", "--file", "-b", "--boot"].includes(arg.value ?? ""))) a.raise("high", "execute", "changes the host name")
+  if (call.args.some((arg) => arg.value !== undefined && !arg.value.startsWith("-"))) a.system("changes the host name")
+  else if (call.args.some((arg) => ["-F", "--file", "-b", "--boot"].includes(arg.value ?? ""))) a.system("changes the host name")
 }
 
 export const date: Handler = (a, call) => {
   if (call.args.some((arg) => arg.value === "-s" || arg.value?.startsWith("--set") === true || /^[0-9]{8,}/.test(arg.value ?? ""))) {
-    a.raise("high", "execute", "sets the system clock")
+    a.system("sets the system clock")
   }
 }
 
 export const settingCtl: Handler = (a, call) => {
   const action = call.args.find((arg) => arg.value !== undefined && !arg.value.startsWith("-"))?.value
-  if (action !== undefined && /^(set-|set$|hostname$)/.test(action)) a.raise("high", "execute", "changes system settings")
+  if (action !== undefined && /^(set-|set$|hostname$)/.test(action)) a.system("changes system settings")
 }
 
 export const sysctl: Handler = (a, call) => {
   if (call.args.some((arg) => arg.value === "-w" || arg.value === "-p" || arg.value === "--system" || arg.value?.includes("=") === true)) {
-    a.raise("high", "execute", "changes kernel settings")
+    a.system("changes kernel settings")
   }
 }
 
 export const ipCommand: Handler = (a, call) => {
   if (call.args.some((arg) => ["add", "del", "delete", "change", "replace", "set", "flush", "append", "prepend", "up", "down", "exec"].includes(arg.value ?? ""))) {
-    a.raise("high", "execute", "changes network settings")
+    a.system("changes network settings")
   }
 }
 
 export const mount: Handler = (a, call) => {
   if (call.base === "mount" && call.args.every((arg) => arg.value?.startsWith("-") === true && ["-l", "-v", "--list"].includes(arg.value))) return
-  a.raise("high", "execute", "mounts or unmounts file systems")
+  a.system("mounts or unmounts file systems")
 }
 
 export const service: Handler = (a, call) => {
   const action = call.args[1]?.value
   if (action === "status" || call.args.some((arg) => arg.value === "--status-all")) return
-  a.raise("high", "execute", "changes system services")
+  a.system("changes system services")
 }
 
 export const cd: Handler = (a, call) => {

@@ -107,7 +107,8 @@ export const read: Handler = (a, call) => {
 
 /** `NAME=VALUE` words of export, declare, local, readonly, typeset. */
 export const declaration: Handler = (a, call) => {
-  for (const arg of call.args) a.assignmentWord(arg, true)
+  const exported = call.base === "export" || call.args.some((arg) => /^-[A-Za-z]*x/.test(arg.value ?? ""))
+  for (const arg of call.args) a.assignmentWord(arg, true, exported)
 }
 
 /** grep and its relatives: the first operand is the pattern unless -e or -f gave one. */
@@ -498,7 +499,7 @@ export const tar: Handler = (a, call) => {
   const dir = all.value("-C", "--directory")
   if (all.has("-x", "--extract", "--get")) {
     if (!archiveIsStd) a.read(archive)
-    if (all.has("-P", "--absolute-names")) a.raise("high", "write", "extracts absolute paths")
+    if (all.has("-P", "--absolute-names")) a.system("extracts members with absolute or .. paths")
     if (all.has("-O", "--to-stdout")) return
     a.inDir(dir, () => a.workdir("write", "extracts files"))
     return
@@ -522,6 +523,8 @@ export const unzip: Handler = (a, call) => {
   const [archive] = parsed.operands
   a.read(archive)
   if (parsed.has("-l", "-t", "-v", "-Z", "-p", "-c", "-z")) return
+  // `-:` keeps `../` in member names (and `-^` control characters): members land anywhere.
+  if (parsed.has("-:", "-^")) a.system("extracts members with .. paths")
   a.inDir(parsed.value("-d"), () => a.workdir("write", "extracts files"))
 }
 

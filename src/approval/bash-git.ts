@@ -10,6 +10,23 @@ const SAFE_GIT_CONFIG = /^(color\.|advice\.|log\.|format\.pretty|column\.|status
 const DANGEROUS_GIT_KEY =
   /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|worktree)|alias\.|sequence\.editor|diff\.external|credential\.|gpg\.|include\.|includeif\.|uploadpack\.|receive\.|http\..*proxy|url\.|remote\..*\.(uploadpack|receivepack)|.*\.(command|cmd|helper|program|driver|textconv|clean|smudge|process|tool|path))/i
 
+/** Global options that change nothing but output and path matching. */
+const GIT_GLOBAL_FLAGS = new Set(["-C", "-c", "--no-pager", "-P", "--paginate", "-p", "--bare", "--no-replace-objects", "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks", "--no-advice", "--version", "--help", "--namespace", "--super-prefix"])
+
+/** Options of read subcommands that run a program, write a file or read outside the repository. */
+const GIT_UNSAFE_OPTION = /^(-O|--?(output|ext-diff|textconv|open-files-in-pager|exec|upload-pack|receive-pack|contents|no-index|filters|batch-command|run|tool|extcmd|config-env|lost-found|write-tree|write)(=|$))/
+
+/** The subcommand's options, once its handler judged it read-only: the repository config is checked by the classifier. */
+const vetGitRead = (a: Analyzer, rest: ReadonlyArray<Arg>): void => {
+  for (const arg of rest) {
+    const v = arg.value
+    if (v === "--") break
+    if (v === undefined) continue
+    if (GIT_UNSAFE_OPTION.test(v) && !/^--no-(ext-diff|textconv)$/.test(v)) a.raise("medium", "execute", `git ${v} may run a program or write`)
+  }
+  a.gitRead()
+}
+
 const GIT_READ = new Set(words(`
   status log diff show rev-parse ls-files ls-tree blame annotate grep shortlog describe rev-list cat-file whatchanged name-rev
   merge-base show-ref for-each-ref count-objects check-ignore check-attr check-ref-format check-mailmap cherry var version help
@@ -46,12 +63,15 @@ export const git: Handler = (a, call) => {
     }
     if (v === "--git-dir" || v === "--work-tree") {
       gitDir = args[++i]
+      a.raise("medium", "execute", "points git at another repository, whose config may run programs")
       continue
     }
     if (v.startsWith("--git-dir=") || v.startsWith("--work-tree=")) {
       gitDir = literal(v.slice(v.indexOf("=") + 1), arg)
+      a.raise("medium", "execute", "points git at another repository, whose config may run programs")
       continue
     }
+    if (!GIT_GLOBAL_FLAGS.has(v)) a.raise("medium", "execute", `git ${v} is not known to be read-only`)
     if (v === "--namespace" || v === "--super-prefix") {
       i++
       continue
@@ -74,6 +94,7 @@ export const git: Handler = (a, call) => {
     }
     a.setKey(call, `${call.name} ${subArg.value}`)
     gitSubcommand(a, call, subArg.value, rest)
+    if (a.frameAuthority === "read") vetGitRead(a, rest)
   }
   const inDirs = (index: number): void => {
     if (index >= dirs.length) {
@@ -377,5 +398,9 @@ const gitConfig = (a: Analyzer, call: Call, rest: ReadonlyArray<Arg>): void => {
   if (file !== undefined) a.write(file)
   else if (parsed.has("--global")) a.write(a.home === undefined ? { ...literal("~/.gitconfig"), value: undefined } : literal(path.join(a.home, ".gitconfig")))
   else if (parsed.has("--system")) a.write(literal("/etc/gitconfig"))
-  else a.raise("medium", "write", "changes git configuration")
+  else {
+    a.raise("medium", "write", "changes git configuration")
+    // The repository's own config: a protected file (protected-files.ts), whichever directory git runs in.
+    a.write(literal(".git/config"), "plain", "changes git configuration")
+  }
 }

@@ -96,6 +96,8 @@ export const ssh: Handler = (a, call) => {
   for (const file of parsed.values("-i", "-F")) a.read(file)
   a.write(parsed.value("-E"))
   a.network(parsed.operands.length > 1 ? "runs commands on another host" : "connects to another host")
+  // What runs on the other host is outside the workspace, whatever the command line names.
+  a.system(parsed.operands.length > 1 ? "runs commands on another host" : "opens a shell on another host")
 }
 
 const isRemote = (arg: Arg): boolean => arg.value === undefined || /^[^/]*::|^rsync:\/\/|^[^/:]+:/.test(arg.value)
@@ -523,4 +525,26 @@ export const docker: Handler = (a, call) => {
     return
   }
   a.raise("high", "execute", "runs containers or changes container state")
+  containerReach(a, call.args)
+}
+
+/** Host paths mounted into a container are written through it; host namespaces and privileges reach the whole machine. */
+const containerReach = (a: Analyzer, args: ReadonlyArray<Arg>): void => {
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]?.value
+    if (v === undefined) continue
+    if (/^--(privileged|pid=host|ipc=host|uts=host|userns=host|net=host|network=host|cap-add|device|security-opt)/.test(v) || ((v === "--net" || v === "--network" || v === "--pid") && args[i + 1]?.value === "host")) {
+      a.system("gives a container access to the host")
+      continue
+    }
+    let source: string | undefined = undefined
+    if (v === "-v" || v === "--volume") source = args[++i]?.value?.split(":")[0]
+    else if (v.startsWith("--volume=") || (v.startsWith("-v") && v.length > 2)) source = v.replace(/^(--volume=|-v)/, "").split(":")[0]
+    else if (v === "--mount" || v.startsWith("--mount=")) {
+      const spec = v === "--mount" ? args[++i]?.value : v.slice(8)
+      source = spec === undefined ? undefined : /(?:^|,)(?:source|src)=([^,]*)/.exec(spec)?.[1]
+      if (spec === undefined) a.system("mounts something only known at run time into a container")
+    }
+    if (source !== undefined && /^[/~.]/.test(source)) a.write(literal(source), "plain", "mounts a host directory into a container")
+  }
 }

@@ -308,8 +308,9 @@ class Parser {
       if (this.src[this.pos] === "(") {
         this.pos++
         const sink: Sink = { parts: [], subs: [] }
+        const from = this.pos
         this.scanArithmetic(sink)
-        return this.compound("((", [], [{ parts: [{ kind: "dynamic", quoted: false }], raw: "((…))", subs: sink.subs }])
+        return this.compound("((", [], [{ parts: [{ kind: "dynamic", quoted: false }], raw: `((${this.src.slice(from, this.pos)}`, subs: sink.subs }])
       }
       const body = this.parseList(STOP_PAREN, NONE)
       this.expectOp(")")
@@ -455,8 +456,9 @@ class Parser {
       if (this.src[this.pos] !== "(") throw new ShellSyntaxError("expected '((' after 'for'")
       this.pos++
       const sink: Sink = { parts: [], subs: [] }
+      const from = this.pos
       this.scanArithmetic(sink)
-      words.push({ parts: [{ kind: "dynamic", quoted: false }], raw: "((…))", subs: sink.subs })
+      words.push({ parts: [{ kind: "dynamic", quoted: false }], raw: `((${this.src.slice(from, this.pos)}`, subs: sink.subs })
       const separator = this.peek()
       if (separator.t === "op" && separator.op === ";") this.next()
     } else {
@@ -810,7 +812,7 @@ class Parser {
     const src = this.src
     const n = src[this.pos + 1]
     if (n === "(") {
-      if (src[this.pos + 2] === "(") {
+      if (src[this.pos + 2] === "(" && this.arithmeticCloses(this.pos + 3)) {
         this.pos += 3
         this.scanArithmetic(sink)
       } else {
@@ -844,6 +846,26 @@ class Parser {
       this.pos++
       if (/^([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])$/.test(content)) sink.parts.push({ kind: "param", name: content, quoted })
       else sink.parts.push({ kind: "dynamic", quoted })
+      return
+    }
+    if (n === "[") {
+      // `$[expr]`: bash's old spelling of `$((expr))`.
+      // Substitutions inside are collected (and analyzed) like those of `$((…))`.
+      const inner: Sink = { parts: [], subs: sink.subs }
+      let depth = 0
+      this.pos += 2
+      for (;;) {
+        const c = src[this.pos]
+        if (c === undefined) throw new ShellSyntaxError("unterminated '$['")
+        if (c === "]" && depth === 0) break
+        if (c === "[") depth++
+        if (c === "]") depth--
+        if (c === "$") this.scanDollar(inner, true)
+        else if (c === "`") this.scanBackticks(inner, true)
+        else this.pos++
+      }
+      this.pos++
+      sink.parts.push({ kind: "dynamic", quoted })
       return
     }
     if (n === "'" && !quoted) {
@@ -953,6 +975,24 @@ class Parser {
     }
     sink.subs.push({ kind: "command", script: new Parser(text, 0, this.depth + 1).parseScript() })
     sink.parts.push({ kind: "dynamic", quoted })
+  }
+
+  /**
+   * Whether the text after `$((` is an arithmetic expansion: bash reads `$((cmd) …)` as a command
+   * substitution of a subshell when no `))` closes the arithmetic.
+   */
+  private arithmeticCloses(from: number): boolean {
+    const saved = this.pos
+    this.pos = from
+    try {
+      this.scanArithmetic({ parts: [], subs: [] })
+      return true
+    } catch (error) {
+      if (error instanceof ShellSyntaxError) return false
+      throw error
+    } finally {
+      this.pos = saved
+    }
   }
 
   /** After `$((` or `((`: up to and including the closing `))`, collecting substitutions inside. */

@@ -29,6 +29,11 @@ export interface Classification {
    * plus a command prefix or a path. Undefined when a session grant makes no sense.
    */
   readonly grantKey?: string | undefined
+  /**
+   * Why the call writes a protected file (git config or hooks, a start-up file, .crystal/…; see
+   * protected-files.ts). Such a write asks even in the edit and full approval modes.
+   */
+  readonly protectedWrite?: string | undefined
 }
 
 const riskOrder: ReadonlyArray<Risk> = ["low", "medium", "high", "forbidden"]

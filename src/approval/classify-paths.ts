@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import { widestScope, type Authority, type Classification, type Risk } from "./classification.ts"
 import type { Access, FenceError, PathFence } from "./path-fence.ts"
+import { protectedFileReason } from "./protected-files.ts"
 
 /**
  * Classification of a call whose effect is fully described by the paths it names: reads are low
@@ -18,13 +19,16 @@ export const classifyPaths = (
     const located = yield* Effect.forEach(inputs, (input) => context.fence.locate(input, access))
     const scope = widestScope(...located.map((path) => path.scope))
     const authority: Authority = access === "read" ? "read" : "write"
-    const risk: Risk = scope === "outside" ? "high" : access === "read" ? "low" : "medium"
+    const protectedWrite =
+      access === "write" ? located.flatMap((path, index) => [protectedFileReason(path.real), protectedFileReason(inputs[index] ?? "")]).find((reason) => reason !== undefined) : undefined
+    const risk: Risk = scope === "outside" || protectedWrite !== undefined ? "high" : access === "read" ? "low" : "medium"
     const shown = located.map((path) => path.display).join(", ")
     return {
+      protectedWrite,
       risk,
       authority,
       scope,
-      summary: detail === undefined ? `${toolName} ${shown}` : `${toolName} ${detail} in ${shown}`,
+      summary: `${detail === undefined ? `${toolName} ${shown}` : `${toolName} ${detail} in ${shown}`}${protectedWrite === undefined ? "" : ` (${protectedWrite})`}`,
       paths: located.map((path) => ({ real: path.real, access, scope: path.scope })),
       grantKey: `${toolName}:${located.map((path) => path.real).join(",")}`
     }

@@ -13,7 +13,7 @@ export const approvalModeMeanings: Readonly<Record<ApprovalMode, string>> = {
   edit: "reads and the built-in edit/write tools inside the workspace run; the rest asks",
   review: "a reviewer model decides each call that is not a plain read",
   audit: "every call asks, reads included",
-  full: "everything runs except forbidden calls (refused) and writes outside the workspace (they ask)"
+  full: "everything runs except forbidden calls (refused) and writes outside the workspace or to protected files (they ask)"
 }
 
 export type Decision =
@@ -45,11 +45,11 @@ export const decide = (mode: ApprovalMode, facts: CallFacts): Decision => {
     case "default":
       return isContainedRead(c) ? allow : ask
     case "edit":
-      return isContainedRead(c) || (facts.builtinEdit && c.authority === "write" && c.scope !== "outside" && !writesOutside(c)) ? allow : ask
+      return isContainedRead(c) || (facts.builtinEdit && c.authority === "write" && c.scope !== "outside" && !writesOutside(c) && c.protectedWrite === undefined) ? allow : ask
     case "audit":
       return ask
     case "full":
-      return writesOutside(c) ? ask : allow
+      return writesOutside(c) || c.protectedWrite !== undefined ? ask : allow
     case "review":
       // The reviewer decides; until it answers, a call that is not a contained read waits for it.
       return isContainedRead(c) ? allow : ask

@@ -6,20 +6,11 @@
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { processRuns } from "./process-alive.ts"
 
 const tempName = /^\..+\.(\d+)\.(\d+)\.\d+\.tmp$/
 
 const dayMs = 24 * 60 * 60 * 1000
-
-const processRuns = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: it runs, as someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 /** Whether a name is an orphaned temp file at `now`; exported for tests. */
 export const isOrphanedTemp = (name: string, now: number, runs: (pid: number) => boolean = processRuns): boolean => {

@@ -6,6 +6,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Schema from "effect/Schema"
+import { processRuns } from "../files/process-alive.ts"
 
 /** The session is open in another crystal process (exit code 3: try again once it is closed there). */
 export class SessionLocked extends Schema.TaggedError<SessionLocked>()("SessionLocked", {
@@ -17,15 +18,6 @@ export class SessionLocked extends Schema.TaggedError<SessionLocked>()("SessionL
   }
 }
 
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 export type LockResult = { readonly _tag: "Locked"; readonly release: () => void } | { readonly _tag: "Busy"; readonly pid: number }
 
@@ -35,7 +27,7 @@ export const lockFile = (dir: string, id: string): string => path.join(dir, `.${
 export const lockHolder = (dir: string, id: string): number | undefined => {
   try {
     const owner = Number(fs.readFileSync(lockFile(dir, id), "utf8").trim())
-    return Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner) ? owner : undefined
+    return Number.isInteger(owner) && owner > 0 && owner !== process.pid && processRuns(owner) ? owner : undefined
   } catch {
     return undefined
   }
@@ -70,7 +62,7 @@ export const acquireSessionLock = (dir: string, id: string): LockResult => {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
       const owner = Number(fs.readFileSync(file, "utf8").trim())
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) return { _tag: "Busy", pid: owner }
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && processRuns(owner)) return { _tag: "Busy", pid: owner }
       // The owner is gone without cleaning up: take the lock over.
       fs.rmSync(file, { force: true })
     }

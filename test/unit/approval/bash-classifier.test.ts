@@ -156,7 +156,7 @@ const readOnly: ReadonlyArray<Row> = [
   ["docker ps", READ],
   ["ps aux | grep node", READ],
   ["apt list --installed", READ],
-  ["export FOO=bar && echo $FOO", READ],
+  ["foo=bar && echo $foo", READ],
   ["{ ls; pwd; } 2>/dev/null", READ],
   ["echo \"a; rm -rf /\"", READ],
   ["cat /dev/null; head -c 16 /dev/urandom | xxd", READ]
@@ -215,7 +215,8 @@ const writes: ReadonlyArray<Row> = [
   ["sort -o sorted.txt notes.md", WRITE],
   ["uniq notes.md out.txt", WRITE],
   ["install -m 644 src/a.ts build/a.ts", WRITE],
-  ["mkdir -p build && cp src/a.ts build/ && ls build", { ...WRITE, key: null }],
+  // What a command created earlier on the line may be a symbolic link by now: unknown, not workspace.
+  ["mkdir -p build && cp src/a.ts build/ && ls build", { risk: "high", authority: "write", scope: "outside", key: null }],
   ["cp src/a.ts ../granted/", { ...WRITE, scope: "granted" }],
   ["> out.txt", { ...WRITE, key: null }],
   ["DIR=build; rm -rf $DIR", { ...WRITE, key: "bash:rm" }],

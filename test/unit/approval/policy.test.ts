@@ -51,6 +51,26 @@ describe("approval policy", () => {
     }
   })
 
+  // A write to a protected file (git config or hooks, a start-up file): never auto-approved in edit mode, asked in full mode.
+  const planted: Classification = { ...call("high", "write", "workspace"), protectedWrite: "changes git hooks, which git runs" }
+  const protectedTable: ReadonlyArray<readonly [ApprovalMode, boolean, "Allow" | "Ask" | "Deny"]> = [
+    ["plan", true, "Deny"],
+    ["default", true, "Ask"],
+    ["edit", true, "Ask"],
+    ["edit", false, "Ask"],
+    ["review", true, "Ask"],
+    ["audit", true, "Ask"],
+    ["full", true, "Ask"],
+    ["full", false, "Ask"]
+  ]
+  it.each(protectedTable)("%s: a protected write (built-in edit %s) → %s", (mode, builtinEdit, expected) => {
+    expect(decide(mode, { classification: planted, builtinEdit })._tag).toBe(expected)
+  })
+
+  it("lets no mode auto-approve a protected write", () => {
+    expect(modeThatWouldAllow({ classification: planted, builtinEdit: true })).toBeUndefined()
+  })
+
   it("names the least permissive mode that would have allowed a call", () => {
     expect(modeThatWouldAllow({ classification: call("medium", "write", "workspace"), builtinEdit: true })).toBe("edit")
     expect(modeThatWouldAllow({ classification: call("medium", "execute", "workspace"), builtinEdit: false })).toBe("full")

@@ -27,7 +27,7 @@ const eagerClosure = async (entry: string): Promise<Array<string>> => {
 describe("edit and write definitions", () => {
   it("load nothing but the definitions at start-up (implementations come on first run)", async () => {
     expect(await eagerClosure("write-specs.ts")).toEqual(
-      ["../approval/classification.ts", "../approval/classify-paths.ts", "effect/Effect", "effect/Schema", "params.ts", "tool.ts"].sort()
+      ["../approval/classification.ts", "../approval/classify-paths.ts", "../approval/protected-files.ts", "effect/Effect", "effect/Schema", "params.ts", "tool.ts"].sort()
     )
   })
 
