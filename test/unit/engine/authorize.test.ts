@@ -2,35 +2,19 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { describe, expect, it } from "vitest"
-import { ApprovalPolicy } from "../../../src/approval/approval-policy.ts"
 import type { ApprovalMode } from "../../../src/approval/policy.ts"
-import { Conversation } from "../../../src/engine/conversation.ts"
 import { executeToolCall } from "../../../src/engine/executor.ts"
-import { Operator, type ApprovalAnswer, type ApprovalRequest } from "../../../src/engine/operator.ts"
-import { Renderer, type ApprovalEvent, type RendererShape } from "../../../src/engine/renderer.ts"
+import type { ApprovalAnswer, ApprovalRequest } from "../../../src/engine/operator.ts"
+import type { ApprovalEvent } from "../../../src/engine/renderer.ts"
 import { Toolbox } from "../../../src/engine/toolbox.ts"
-import { makeSessionStore, SessionStore } from "../../../src/session/store.ts"
 import type { Mode } from "../../../src/session/document.ts"
 import { makeBuiltinTools } from "../../../src/tools/builtin.ts"
 import { SearchIndexCache } from "../../../src/tools/search-cache.ts"
+import { engineLayer } from "../../support/engine-layer.ts"
+import { silentRenderer } from "../../support/renderer.ts"
 import { tempDir } from "../../support/temp.ts"
-
-const quietRenderer = (events: Array<ApprovalEvent>): RendererShape => ({
-  sessionStarted: () => Effect.void,
-  textDelta: () => Effect.void,
-  reasoningDelta: () => Effect.void,
-  assistantMessage: () => Effect.void,
-  toolStarted: () => Effect.void,
-  approval: (event) => Effect.sync(() => events.push(event)),
-  toolFinished: () => Effect.void,
-  retrying: () => Effect.void,
-  note: () => Effect.void,
-  finished: () => Effect.void,
-  failed: () => Effect.void
-})
 
 const setup = async (answers: ReadonlyArray<ApprovalAnswer> = []) => {
   const root = await tempDir()
@@ -43,16 +27,11 @@ const setup = async (answers: ReadonlyArray<ApprovalAnswer> = []) => {
   const asked: Array<ApprovalRequest> = []
   const events: Array<ApprovalEvent> = []
   const queue = [...answers]
-  const store = makeSessionStore(path.join(root, "sessions"))
-  const storeLayer = Layer.succeed(SessionStore, store)
-  const policy = ApprovalPolicy.layerTest(workspace)
-  const services = Layer.mergeAll(
-    Toolbox.layerTest(makeBuiltinTools(new SearchIndexCache())).pipe(Layer.provideMerge(policy)),
-    Layer.scoped(Conversation, Conversation.make(store.create({ workspace, model: "local/m", mode: "work", approval: "default" }))).pipe(
-      Layer.provide(storeLayer)
-    ),
-    Layer.succeed(Renderer, quietRenderer(events)),
-    Layer.succeed(Operator, {
+  const services = engineLayer({
+    workspace,
+    tools: makeBuiltinTools(new SearchIndexCache()),
+    renderer: silentRenderer({ approval: (event) => Effect.sync(() => events.push(event)) }),
+    operator: {
       confirm: () => Effect.succeed(false),
       askQuestions: () => Effect.succeed({ _tag: "NoOperator" }),
       approve: (request) =>
@@ -60,8 +39,8 @@ const setup = async (answers: ReadonlyArray<ApprovalAnswer> = []) => {
           asked.push(request)
           return queue.shift() ?? { _tag: "NoOperator" as const }
         })
-    })
-  )
+    }
+  })
   // One runtime per test: the session's services (and its allow-for-this-session answers) live across calls.
   const runtime = ManagedRuntime.make(services)
   let n = 0

@@ -17,25 +17,14 @@ import { runTurn } from "../../../src/engine/turn.ts"
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from "../../support/fake-llm/server.ts"
 import { preparedSession } from "../../support/prepared.ts"
 import { tempDir } from "../../support/temp.ts"
+import { silentRenderer } from "../../support/renderer.ts"
 
 const servers: Array<FakeLlm> = []
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()))
 })
 
-const silentRenderer = (notes: Array<string>): RendererShape => ({
-  sessionStarted: () => Effect.void,
-  textDelta: () => Effect.void,
-  reasoningDelta: () => Effect.void,
-  assistantMessage: () => Effect.void,
-  toolStarted: () => Effect.void,
-  approval: () => Effect.void,
-  toolFinished: () => Effect.void,
-  retrying: () => Effect.void,
-  note: (text) => Effect.sync(() => void notes.push(text)),
-  finished: () => Effect.void,
-  failed: () => Effect.void
-})
+const notesRenderer = (notes: Array<string>): RendererShape => silentRenderer({ note: (text) => Effect.sync(() => void notes.push(text)) })
 
 interface WireMessage {
   readonly role: string
@@ -62,7 +51,7 @@ const openSession = async (compaction: NonNullable<Config["compaction"]>, contex
     Effect.runPromiseExit(
       Effect.scoped(
         Effect.gen(function* () {
-          const session = yield* startSession(prepared, { env: {}, renderer: silentRenderer(notes), operator: headlessOperator })
+          const session = yield* startSession(prepared, { env: {}, renderer: notesRenderer(notes), operator: headlessOperator })
           return yield* body(session).pipe(Effect.provide(session.services))
         })
       )

@@ -15,31 +15,17 @@ import { sandboxStatus } from "../../../src/bash/sandbox.ts"
 import { authorize } from "../../../src/engine/authorize.ts"
 import { executeToolCall } from "../../../src/engine/executor.ts"
 import type { ApprovalAnswer } from "../../../src/engine/operator.ts"
-import type { RendererShape } from "../../../src/engine/renderer.ts"
 import { makeBashTools } from "../../../src/tools/bash-tools.ts"
 import type { Tool } from "../../../src/tools/tool.ts"
 import { engineLayer } from "../../support/engine-layer.ts"
+import { silentRenderer } from "../../support/renderer.ts"
 import { tempDir } from "../../support/temp.ts"
-
-const quietRenderer: RendererShape = {
-  sessionStarted: () => Effect.void,
-  textDelta: () => Effect.void,
-  reasoningDelta: () => Effect.void,
-  assistantMessage: () => Effect.void,
-  toolStarted: () => Effect.void,
-  approval: () => Effect.void,
-  toolFinished: () => Effect.void,
-  retrying: () => Effect.void,
-  note: () => Effect.void,
-  finished: () => Effect.void,
-  failed: () => Effect.void
-}
 
 const services = (tools: ReadonlyArray<Tool>, workspace: string, answer: ApprovalAnswer) =>
   engineLayer({
     workspace,
     tools,
-    renderer: quietRenderer,
+    renderer: silentRenderer(),
     operator: { confirm: () => Effect.succeed(false), askQuestions: () => Effect.succeed({ _tag: "NoOperator" }), approve: () => Effect.succeed(answer) }
   })
 
