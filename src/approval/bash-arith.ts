@@ -17,37 +17,29 @@ const PARAM = /^\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*|[0-9#?$!])/
 const OPERATOR = /^(\*\*=?|<<=?|>>=?|&&|\|\||\+\+|--|[<>=!]=|[-+*/%&^|]=|[-+*/%<>=!~&^|?:,()])/
 
 /** Judges one arithmetic expression (the text between `$((` and `))`, a `let` argument…). */
+/** The tokens a safe expression is made of, each with the variable name it uses, if any. */
+const TOKENS: ReadonlyArray<readonly [RegExp, (match: RegExpExecArray) => string | undefined]> = [
+  [/^\s+/, () => undefined],
+  [NUMBER, () => undefined],
+  [PARAM, (match) => {
+    const name = match[1]?.replace(/[{}]/g, "") ?? ""
+    return /^[A-Za-z_]/.test(name) ? name : undefined
+  }],
+  [NAME, (match) => match[0]],
+  [OPERATOR, () => undefined]
+]
+
 export const judgeArithmetic = (expression: string): ArithVerdict => {
   const names: Array<string> = []
   let rest = expression
-  while (rest.length > 0) {
-    const space = /^\s+/.exec(rest)
-    if (space !== null) {
-      rest = rest.slice(space[0].length)
-      continue
-    }
-    const number = NUMBER.exec(rest)
-    if (number !== null) {
-      rest = rest.slice(number[0].length)
-      continue
-    }
-    const param = PARAM.exec(rest)
-    if (param !== null) {
-      const name = param[1]?.replace(/[{}]/g, "") ?? ""
-      if (/^[A-Za-z_]/.test(name)) names.push(name)
-      rest = rest.slice(param[0].length)
-      continue
-    }
-    const name = NAME.exec(rest)
-    if (name !== null) {
-      names.push(name[0])
-      rest = rest.slice(name[0].length)
-      continue
-    }
-    const operator = OPERATOR.exec(rest)
-    if (operator !== null) {
-      rest = rest.slice(operator[0].length)
-      continue
+  scan: while (rest.length > 0) {
+    for (const [pattern, nameOf] of TOKENS) {
+      const match = pattern.exec(rest)
+      if (match === null) continue
+      const name = nameOf(match)
+      if (name !== undefined) names.push(name)
+      rest = rest.slice(match[0].length)
+      continue scan
     }
     const c = rest[0]
     if (c === "[") return { safe: false, reason: "evaluates an array subscript in arithmetic" }
