@@ -52,11 +52,4 @@ export class BackgroundBash extends Context.Tag("crystal/BackgroundBash")<Backgr
     Effect.flatMap(Effect.scope, (scope) => lazyBackgroundBash(options, scope))
 
   static readonly layer = (options: BackgroundBashOptions): Layer.Layer<BackgroundBash> => Layer.scoped(BackgroundBash, BackgroundBash.make(options))
-
-  /** For tests: the same real service made at once, with a short grace period so teardown is quick. */
-  static readonly layerTest = (options: Partial<BackgroundBashOptions> = {}): Layer.Layer<BackgroundBash> =>
-    Layer.scoped(
-      BackgroundBash,
-      Effect.flatMap(Effect.promise(() => import("./background.ts")), (module) => module.makeBackgroundBash({ timeoutSeconds: null, graceMs: 200, ...options }))
-    )
 }
