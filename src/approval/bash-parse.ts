@@ -982,6 +982,18 @@ class Parser {
    * substitution of a subshell when no `))` closes the arithmetic.
    */
   private arithmeticCloses(from: number): boolean {
+    // Remembered per position: a trial scan meets every nested `$((` again, and without this each
+    // level of nesting would double the work (a hostile line of 30 levels would never finish).
+    const known = this.arithmeticAt.get(from)
+    if (known !== undefined) return known
+    const closes = this.tryArithmetic(from)
+    this.arithmeticAt.set(from, closes)
+    return closes
+  }
+
+  private readonly arithmeticAt = new Map<number, boolean>()
+
+  private tryArithmetic(from: number): boolean {
     const saved = this.pos
     this.pos = from
     try {
