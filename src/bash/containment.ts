@@ -27,7 +27,6 @@ interface FfiModule {
   ) => { readonly symbols: Record<string, (...args: ReadonlyArray<number>) => number> }
 }
 
-let subreaper: "yes" | "no" | undefined
 
 /** Makes this process a child subreaper when it runs in Bun on Linux; false elsewhere or on failure. */
 const becomeSubreaper = async (): Promise<boolean> => {
@@ -51,14 +50,12 @@ const becomeSubreaper = async (): Promise<boolean> => {
   return false
 }
 
-/** Is this process a child subreaper (known after the first spawn)? */
-export const isSubreaper = (): boolean => subreaper === "yes"
 
 let runDir: string | undefined
 let pidFile: string | undefined
 
 /** Where this process keeps its pid file and finds those of crystals that died: `<home>/run`. */
-export const runDirectory = (home: string): string => path.join(home, "run")
+const runDirectory = (home: string): string => path.join(home, "run")
 
 interface PidRecord {
   readonly pid: number
@@ -94,8 +91,7 @@ const writePidFile = (): void => {
 
 const prepared = Effect.cached(
   Effect.promise(async () => {
-    subreaper = (await becomeSubreaper()) ? "yes" : "no"
-    if (subreaper === "yes") markSubreaper()
+    if (await becomeSubreaper()) markSubreaper()
   })
 )
 

@@ -21,6 +21,7 @@
  */
 import * as fs from "node:fs"
 import * as Effect from "effect/Effect"
+import { processRuns } from "../files/process-alive.ts"
 
 const POLL_MS = 20
 /** After SIGKILL, how long to wait for the kernel to finish the processes off. */
@@ -161,11 +162,7 @@ const signal = (target: number, name: NodeJS.Signals): void => {
 
 /** Is a process (not a zombie) with this pid alive? */
 export const isProcessAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
+  if (!processRuns(pid)) return false
   if (!hasProc) return true
   const entry = readStat(pid)
   return entry !== undefined && !entry.zombie
@@ -218,10 +215,13 @@ class ProcessTree {
   readonly leader: number | undefined
   /** Members also are the processes whose tag starts with this (a whole tag ends with NUL). */
   readonly tag: string | undefined
+  /** The leader's start time: no process that started earlier is its descendant. */
+  readonly minStart: bigint
 
-  constructor(leader: number | undefined, tag: string | undefined) {
+  constructor(leader: number | undefined, tag: string | undefined, minStart = 0n) {
     this.leader = leader
     this.tag = tag
+    this.minStart = minStart
   }
 
   /** The living members (zombies excluded) in `snapshot`, remembered for later snapshots. */
@@ -236,17 +236,11 @@ class ProcessTree {
     for (const entry of snapshot.entries) {
       if (this.leader !== undefined && (entry.sid === this.leader || entry.pgrp === this.leader)) add(entry)
       else if (this.known.get(entry.pid) === entry.start) add(entry)
+      // Only a process started after the leader can carry its tag: older ones are not read at all.
+      else if (this.tag !== undefined && !entry.zombie && BigInt(entry.start) >= this.minStart && snapshot.tagged(entry.pid, this.tag)) add(entry)
     }
     for (let index = 0; index < queue.length; index++) {
       for (const child of snapshot.children.get(queue[index]!.pid) ?? []) add(child)
-    }
-    if (this.tag !== undefined) {
-      for (const entry of snapshot.entries) {
-        if (!members.has(entry.pid) && !entry.zombie && snapshot.tagged(entry.pid, this.tag)) add(entry)
-      }
-      for (let index = 0; index < queue.length; index++) {
-        for (const child of snapshot.children.get(queue[index]!.pid) ?? []) add(child)
-      }
     }
     this.known.clear()
     const living = new Map<number, ProcEntry>()
@@ -284,13 +278,13 @@ class ProcessTree {
   }
 }
 
-/** Tags of the tracked leaders, by leader pid. */
-const tags = new Map<number, string>()
+/** Tags of the tracked leaders and their start times, by leader pid. */
+const tags = new Map<number, { readonly tag: string; readonly start: bigint }>()
 
 const treeOf = (leader: number): ProcessTree => {
-  const tag = tags.get(leader)
+  const tagged = tags.get(leader)
   // The whole tag, NUL included: tag …1 must not take in …12's processes.
-  return new ProcessTree(leader, tag === undefined ? undefined : `${tag}\u0000`)
+  return tagged === undefined ? new ProcessTree(leader, undefined) : new ProcessTree(leader, `${tagged.tag}\u0000`, tagged.start)
 }
 
 const forget = (leader: number): void => {
@@ -355,7 +349,7 @@ export const trackLeader = (leader: number, tag?: string): void => {
     process.on("exit", killEverythingNow)
   }
   liveLeaders.add(leader)
-  if (tag !== undefined) tags.set(leader, tag)
+  if (tag !== undefined) tags.set(leader, { tag, start: BigInt(processStart(leader) ?? "0") })
 }
 
 /** Leaders tracked and not yet known to be dead (for tests and diagnostics). */
