@@ -56,7 +56,7 @@ export const classifyCommand = (command: string, fence: PathFence, options: Comm
     const guard = guardFor(home, fence.workspace, options.protectedDirs ?? [])
     const concluded = conclude(shown, analysis.risk, analysis.authority, analysis.reasons, analysis.paths, located, analysis.prefixes, guard, fence.workspace)
     const withScope: Classification = analysis.outside ? { ...concluded, scope: "outside" } : concluded
-    return gitConfigCheck(withScope, analysis.gitReads, fence.workspace)
+    return gitConfigCheck(withScope, analysis.gitReads)
   })
 
 interface Guard {
@@ -271,7 +271,7 @@ const grantKeyOf = (prefixes: ReadonlyArray<PrefixEntry>, located: ReadonlyArray
  * A git command judged read-only still runs programs when its repository's config says so
  * (core.fsmonitor, a pager, a textconv driver, a hook): then it executes, and asks.
  */
-const gitConfigCheck = (classification: Classification, dirs: ReadonlyArray<string | undefined>, workspace: string): Classification => {
+const gitConfigCheck = (classification: Classification, dirs: ReadonlyArray<string | undefined>): Classification => {
   if (dirs.length === 0 || classification.authority !== "read" || classification.risk === "forbidden") return classification
   for (const dir of new Set(dirs)) {
     const reason = dir === undefined ? "git runs in a directory only known at run time" : repositoryRunsPrograms(dir)
@@ -280,7 +280,6 @@ const gitConfigCheck = (classification: Classification, dirs: ReadonlyArray<stri
     const summary = classification.summary.endsWith(")") ? `${classification.summary.slice(0, -1)}; ${reason})` : `${classification.summary} (${reason})`
     return { ...classification, risk, authority: "execute", summary: risk === classification.risk && risk !== "low" ? classification.summary : summary }
   }
-  void workspace
   return classification
 }
 

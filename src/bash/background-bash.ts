@@ -29,20 +29,13 @@ const lazyBackgroundBash = (options: BackgroundBashOptions, scope: Scope.Scope):
       timeoutSeconds: options.timeoutSeconds,
       bufferBytes: options.bufferBytes ?? DEFAULT_LOG_BUFFER_BYTES,
       graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
-      start: Effect.fn("BackgroundBash.start")(function* (command: string, startOptions: { readonly cwd: string }) {
-        return yield* on((real) => real.start(command, startOptions))
-      }),
-      status: Effect.fn("BackgroundBash.status")(function* (id: string) {
-        return yield* on((real) => real.status(id))
-      }),
+      // The real service's methods carry the spans; these only forward.
+      start: (command, startOptions) => on((real) => real.start(command, startOptions)),
+      status: (id) => on((real) => real.status(id)),
       // Nothing started yet: no tasks, and no reason to load anything to say so.
       list: Effect.suspend(() => (made === undefined ? Effect.succeed([]) : made.list)),
-      logs: Effect.fn("BackgroundBash.logs")(function* (id: string, request?: Parameters<BackgroundBashShape["logs"]>[1]) {
-        return yield* on((real) => real.logs(id, request))
-      }),
-      stop: Effect.fn("BackgroundBash.stop")(function* (id: string) {
-        return yield* on((real) => real.stop(id))
-      })
+      logs: (id, request) => on((real) => real.logs(id, request)),
+      stop: (id) => on((real) => real.stop(id))
     }
   })
 

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ConfigError, type NoModelConfigured } from "../config/errors.ts"
 import type { Config } from "../config/schema.ts"
+import { checkBaseURL } from "./base-url.ts"
 import { checkCredentials, resolveModel, type ModelEntry } from "./catalog.ts"
 import type { ModelClientShape } from "./model-client.ts"
 import { makeModelClient } from "./registry.ts"
@@ -57,6 +58,7 @@ export class Providers extends Context.Tag("crystal/Providers")<Providers, Provi
       holding({ entry: options.initial, client }, (ref, source) =>
         resolveModel({ requested: { ref, source }, config: options.config, configFile: options.configFile, env: options.env }).pipe(
           Effect.flatMap((entry) => checkCredentials(entry, options.env)),
+          Effect.flatMap((entry) => checkBaseURL(entry, options.config, options.env)),
           Effect.flatMap((entry) => Effect.map(makeModelClient(entry, options.env), (client) => ({ entry, client })))
         )
       )

@@ -76,7 +76,7 @@ export const acceptCompletion = (state: EditorState, completion: Completion): Ed
   return item === undefined ? state : replaceRange(state, completion.from, completion.to, `${item.value} `)
 }
 
-const skippedDirs = new Set([".git", "node_modules", "dist", "build", "target", ".venv", "__pycache__", ".next", "coverage"])
+const skippedDirs = new Set(["node_modules", "dist", "build", "target", ".venv", "__pycache__", ".next", "coverage"])
 
 /**
  * Workspace files for @ mentions, relative with "/" separators, shallow ones first; what the
