@@ -12,8 +12,9 @@ import { Conversation } from "../../../src/engine/conversation.ts"
 import { Operator } from "../../../src/engine/operator.ts"
 import { Renderer, type RendererShape } from "../../../src/engine/renderer.ts"
 import { ApprovalPolicy } from "../../../src/approval/approval-policy.ts"
+import { MediaStore } from "../../../src/media/media-store.ts"
 import { Toolbox } from "../../../src/engine/toolbox.ts"
-import { runTurn, type TurnSettings } from "../../../src/engine/turn.ts"
+import { runTurn, type TurnSettings, type UserInput } from "../../../src/engine/turn.ts"
 import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import { Providers } from "../../../src/providers/providers.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
@@ -81,7 +82,7 @@ const recordingRenderer = (log: Array<string>): RendererShape => ({
   failed: (message) => Effect.sync(() => log.push(`failed:${message}`))
 })
 
-const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow], confirm = false) => {
+const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow], confirm = false, imageInput = false) => {
   const fake = await startFakeLlm()
   servers.push(fake)
   const home = await tempDir()
@@ -91,9 +92,11 @@ const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow],
     ref: "local/m",
     id: "m",
     provider: { name: "local", protocol: "openai-chat", baseURL: `${fake.url}/v1`, apiKeyEnv: [], headers: {} },
-    capabilities: { contextWindow: 32768, maxOutputTokens: 1024, imageInput: false, reasoning: false },
+    capabilities: { contextWindow: 32768, maxOutputTokens: 1024, imageInput, reasoning: false },
     listed: true
   }
+  const mediaDir = path.join(home, "media")
+  const media = MediaStore.layer(mediaDir)
   const log: Array<string> = []
   const storeLayer = Layer.succeed(SessionStore, store)
   const layer = Layer.mergeAll(
@@ -106,12 +109,13 @@ const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow],
     }),
     Toolbox.layerTest(tools, document.id).pipe(Layer.provideMerge(ApprovalPolicy.layerTest(home))),
     storeLayer,
+    media,
     Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provide(storeLayer))
   )
   const settings: TurnSettings = { maxSteps: 5 }
-  const turn = (text: string) => runTurn(text, settings).pipe(Effect.provide(layer))
+  const turn = (input: string | UserInput) => runTurn(input, settings).pipe(Effect.provide(layer))
   const saved = () => Effect.runPromise(store.load(document.id))
-  return { fake, log, turn, saved, settings }
+  return { fake, log, turn, saved, settings, layer, mediaDir }
 }
 
 describe("runTurn", () => {
