@@ -7,6 +7,8 @@ export const Protocol = Schema.Literal("openai-responses", "openai-chat", "deeps
 export type Protocol = typeof Protocol.Type
 
 const PositiveInt = Schema.Int.pipe(Schema.positive())
+/** The media store's cap (SPEC I4), repeated here because config knows nothing of media. */
+const maxStoredImageBytes = 20 * 1024 * 1024
 const PositiveNumber = Schema.Number.pipe(Schema.positive())
 
 export const ModelSettings = Schema.Struct({
@@ -14,6 +16,19 @@ export const ModelSettings = Schema.Struct({
   maxOutputTokens: Schema.optional(PositiveInt),
   imageInput: Schema.optional(Schema.Boolean),
   reasoning: Schema.optional(Schema.Boolean),
+  /** The largest image file (bytes) and image side (pixels) the model takes; larger ones are shrunk to fit (docs/images.md). */
+  maxImageBytes: Schema.optional(
+    Schema.Number.pipe(
+      Schema.filter((n) => Number.isInteger(n) && n >= 1024 && n <= maxStoredImageBytes, {
+        message: () => `a whole number of bytes from 1024 to ${maxStoredImageBytes} (the 20 MiB image cap), e.g. 5242880`
+      })
+    )
+  ),
+  maxImagePixels: Schema.optional(
+    Schema.Number.pipe(
+      Schema.filter((n) => Number.isInteger(n) && n >= 64 && n <= 100_000, { message: () => "a whole number of pixels per side from 64 to 100000, e.g. 1568" })
+    )
+  ),
   /** Stored declarations only (SPEC I3): they change nothing about requests. */
   audioInput: Schema.optional(Schema.Boolean),
   videoInput: Schema.optional(Schema.Boolean)
@@ -98,7 +113,12 @@ export const Config = Schema.Struct({
   backgroundBashTimeoutSeconds: Schema.optional(BackgroundTimeout),
   externalTools: Schema.optional(Schema.Boolean),
   skills: Schema.optional(Schema.Boolean),
-  imageModel: Schema.optional(Schema.String),
+  /** The model describe_image asks (SPEC I7); it must take images (checked at start, see src/providers/image-model.ts). */
+  imageModel: Schema.optional(
+    Schema.String.pipe(
+      Schema.filter((ref) => /^[^/\s]+\/\S+$/.test(ref), { message: (issue) => `expected PROVIDER/MODEL (e.g. "openai/gpt-5.4"), got ${JSON.stringify(issue.actual)}` })
+    )
+  ),
   /** Model requests one turn may make before it is ended with a note. */
   maxSteps: Schema.optional(PositiveInt),
   compaction: Schema.optional(CompactionSettings),

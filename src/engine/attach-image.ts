@@ -8,7 +8,9 @@ import * as fs from "node:fs/promises"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { ImageTooLarge, type MediaError } from "../media/errors.ts"
+import { fitImage, type ImageOverLimit } from "../media/image-fit.ts"
 import { maxImageBytes, MediaStore } from "../media/media-store.ts"
+import { imageLimitsOf } from "../providers/catalog.ts"
 import { Providers } from "../providers/providers.ts"
 import type { ImageRef } from "../session/items.ts"
 import { Conversation } from "./conversation.ts"
@@ -18,7 +20,7 @@ export class ImageRefused extends Schema.TaggedError<ImageRefused>()("ImageRefus
   message: Schema.String
 }) {}
 
-export type AttachError = MediaError | ImageRefused
+export type AttachError = MediaError | ImageRefused | ImageOverLimit
 
 export const imageMarker = (number: number): string => `[Image #${number}]`
 
@@ -47,7 +49,9 @@ export const requireImageModel: Effect.Effect<void, ImageRefused, Providers> = E
 export const attachImageBytes = (bytes: Uint8Array, source: string, number: number) =>
   Effect.gen(function* () {
     yield* requireImageModel
-    const stored = yield* (yield* MediaStore).put(bytes, source)
+    const { entry } = (yield* Providers).current()
+    const fitted = yield* fitImage(bytes, source, { model: entry.ref, limits: imageLimitsOf(entry) })
+    const stored = yield* (yield* MediaStore).put(fitted.bytes, source)
     return { sha256: stored.sha256, mime: stored.mime, marker: imageMarker(number) } satisfies ImageRef
   }).pipe(Effect.withSpan("attachImage", { attributes: { source, bytes: bytes.length } }))
 

@@ -2,7 +2,8 @@ import * as Either from "effect/Either"
 import { ConfigError, NoModelConfigured } from "../config/errors.ts"
 import type { Config, ModelSettings, Protocol } from "../config/schema.ts"
 import { builtinProviders, findBuiltinProvider } from "./builtin.ts"
-import { knownModel, providersKnowing } from "./known-models.ts"
+import type { ImageLimits } from "../media/image-limits.ts"
+import { defaultImageLimits, knownModel, providersKnowing } from "./known-models.ts"
 
 export interface ResolvedProvider {
   readonly name: string
@@ -18,7 +19,16 @@ export interface ModelCapabilities {
   readonly maxOutputTokens: number
   readonly imageInput: boolean
   readonly reasoning: boolean
+  /**
+   * The largest image the model takes; a larger one is shrunk before it is stored. Every entry the
+   * catalog resolves has it; an entry built by hand without it gets the 20 MiB store cap.
+   */
+  readonly imageLimits?: ImageLimits
 }
+
+/** What an image sent to `entry` must fit. */
+export const imageLimitsOf = (entry: ModelEntry): ImageLimits =>
+  entry.capabilities.imageLimits ?? defaultImageLimits(entry.provider.protocol)
 
 export interface ModelEntry {
   /** "provider/model" */
@@ -65,12 +75,19 @@ const resolveProvider = (name: string, config: Config, env: Env): ResolvedProvid
   }
 }
 
-const capabilitiesFrom = (settings: ModelSettings | undefined): ModelCapabilities => ({
-  contextWindow: settings?.contextWindow ?? conservativeCapabilities.contextWindow,
-  maxOutputTokens: settings?.maxOutputTokens ?? conservativeCapabilities.maxOutputTokens,
-  imageInput: settings?.imageInput ?? conservativeCapabilities.imageInput,
-  reasoning: settings?.reasoning ?? conservativeCapabilities.reasoning
-})
+const capabilitiesFrom = (settings: ModelSettings | undefined, protocol: Protocol): ModelCapabilities => {
+  const limits = defaultImageLimits(protocol)
+  return {
+    contextWindow: settings?.contextWindow ?? conservativeCapabilities.contextWindow,
+    maxOutputTokens: settings?.maxOutputTokens ?? conservativeCapabilities.maxOutputTokens,
+    imageInput: settings?.imageInput ?? conservativeCapabilities.imageInput,
+    reasoning: settings?.reasoning ?? conservativeCapabilities.reasoning,
+    imageLimits: {
+      maxBytes: settings?.maxImageBytes ?? limits.maxBytes,
+      maxPixelsPerSide: settings?.maxImagePixels ?? limits.maxPixelsPerSide
+    }
+  }
+}
 
 /** config.json's entry wins field by field over the built-in knowledge of the model's family. */
 const entryFor = (provider: ResolvedProvider, id: string, config: Config): ModelEntry => {
@@ -80,7 +97,7 @@ const entryFor = (provider: ResolvedProvider, id: string, config: Config): Model
     ref: `${provider.name}/${id}`,
     id,
     provider,
-    capabilities: capabilitiesFrom({ ...known, ...configured }),
+    capabilities: capabilitiesFrom({ ...known, ...configured }, provider.protocol),
     listed: configured !== undefined || known !== undefined
   }
 }
