@@ -14,6 +14,7 @@ import { makeCrystalPaths, type CrystalPaths } from "../src/config/paths.ts"
 import { configDefaults, type Config } from "../src/config/schema.ts"
 import { checkCredentials, ollamaBaseURL, resolveModel, type ModelEntry } from "../src/providers/catalog.ts"
 import { checkBaseURL } from "../src/providers/base-url.ts"
+import { resolveImageModel } from "../src/providers/image-model.ts"
 import { defaultOllamaHost, findLocalOllamaModel } from "../src/providers/ollama-probe.ts"
 import type { Mode, SessionDocument } from "../src/session/document.ts"
 import { latestSessionOrUnreadable } from "../src/session/continue.ts"
@@ -133,6 +134,7 @@ export const prepareSession = (
       Effect.flatMap((entry) => checkBaseURL(entry, config, env)),
       Effect.flatMap((entry) => checkCredentials(entry, env))
     )
+    yield* resolveImageModel(config, paths.configFile, env)
     const base = Option.isSome(earlier)
       ? earlier.value
       : store.create({ workspace, model: model.ref, mode: flags.mode ?? "work", approval: flags.approval ?? "default" })

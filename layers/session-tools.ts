@@ -11,9 +11,10 @@ import { assembleCatalog } from "../src/engine/catalog.ts"
 import type { ConversationShape } from "../src/engine/conversation.ts"
 import type { OperatorShape } from "../src/engine/operator.ts"
 import type { ToolboxShape } from "../src/engine/toolbox.ts"
+import { makeToolImages, type ToolImagesDeps } from "../src/engine/tool-images.ts"
 import type { BashSettings, CommandClassifier } from "../src/tools/bash-specs.ts"
 import { sessionBashTools } from "../src/tools/bash-session.ts"
-import { makeBuiltinTools } from "../src/tools/builtin.ts"
+import { makeBuiltinTools, makeImageTools } from "../src/tools/builtin.ts"
 import { SearchIndexCache } from "../src/tools/search-cache.ts"
 import { makeQuestionTool } from "../src/tools/question-tool.ts"
 import { makeSkillTool } from "../src/tools/skill-tool.ts"
@@ -27,6 +28,7 @@ export interface SessionToolDeps {
   readonly policy: ApprovalPolicyShape
   readonly background: BackgroundBashShape
   readonly operator: OperatorShape
+  readonly images: Omit<ToolImagesDeps, "conversation" | "config" | "configFile">
 }
 
 /** The shell classifier loads with the first shell call; Crystal's home (config, sessions) is off limits to commands. */
@@ -51,13 +53,15 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
       todoread,
       makeQuestionTool(deps.operator),
       ...(prepared.skills.length > 0 ? [makeSkillTool(prepared.skills)] : []),
+      ...makeImageTools({ describe: prepared.config.imageModel !== undefined }),
       ...(yield* sessionBashTools(deps.bash, deps.background, shellClassifier(prepared.paths.home)))
     ]
     const disabled = new Set(prepared.disabledTools)
     const spill = makeSpill(prepared.spillDir)
+    const images = makeToolImages({ ...deps.images, conversation: deps.conversation, config: prepared.config, configFile: prepared.paths.configFile })
     return {
-      catalog: (mode) => assembleCatalog(mode, tools, disabled),
-      context: Effect.map(deps.policy.fence, (fence) => ({ fence, sessionId: prepared.document.id, spill, spillDir: prepared.spillDir })),
+      catalog: (mode) => assembleCatalog(mode, tools, disabled, deps.images.providers.current().entry.capabilities.imageInput),
+      context: Effect.map(deps.policy.fence, (fence) => ({ fence, sessionId: prepared.document.id, spill, spillDir: prepared.spillDir, images })),
       fileWriters: new Set(tools.filter((tool) => tool.writesThroughFence === true).map((tool) => tool.name))
     }
   })

@@ -122,7 +122,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     // Commands run without the provider keys Crystal knows (README "Secrets").
     const bash = { ...bashSettings(prepared.config), env: shellEnvironment(prepared.config, host.env) }
     const background = yield* BackgroundBash.make({ ...bash, timeoutSeconds: bash.backgroundTimeoutSeconds })
-    const toolbox = yield* makeSessionToolbox(prepared, { bash, conversation, policy, background, operator: host.operator })
+    const media = yield* MediaStore.make(prepared.paths.mediaDir)
+    const toolbox = yield* makeSessionToolbox(prepared, { bash, conversation, policy, background, operator: host.operator, images: { providers, media, prompts: resolver, env: host.env } })
     // A resumed session's system text is composed afresh from the current settings and prompts.
     const system = yield* resolver.compose(yield* conversation.document)
     yield* conversation.update((doc) => ({ ...doc, system }))
@@ -132,7 +133,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       Context.add(PromptResolver, resolver),
       Context.add(ApprovalPolicy, policy),
       Context.add(BackgroundBash, background),
-      Context.add(MediaStore, yield* MediaStore.make(prepared.paths.mediaDir)),
+      Context.add(MediaStore, media),
       Context.add(Conversation, conversation),
       Context.add(Toolbox, toolbox),
       Context.add(Compactor, makeSessionCompactor(prepared, providers, resolver, conversation)),

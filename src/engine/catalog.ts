@@ -1,6 +1,7 @@
 /**
  * Which tools a mode offers, in which order (SPEC M1, M2, M5): a pure function of the session's
- * tools (each spec says which modes offer it), the mode and the names the operator disabled.
+ * tools (each spec says which modes offer it), the mode, the names the operator disabled and
+ * whether the active model takes images (a tool that needs image input is offered only then, I7).
  * Tools every mode offers come first, so switching mode keeps the start of the tool list (and a
  * provider's prompt cache) as it was. Plan offers nothing that can write: the approval policy
  * enforces the same rule again on every call.
@@ -8,8 +9,8 @@
 import type { Mode } from "../session/document.ts"
 import type { Tool } from "../tools/tool.ts"
 
-export const assembleCatalog = (mode: Mode, tools: ReadonlyArray<Tool>, disabled: ReadonlySet<string>): ReadonlyArray<Tool> => {
-  const offered = tools.filter((tool) => tool.modes.includes(mode) && !disabled.has(tool.name))
+export const assembleCatalog = (mode: Mode, tools: ReadonlyArray<Tool>, disabled: ReadonlySet<string>, imageInput = false): ReadonlyArray<Tool> => {
+  const offered = tools.filter((tool) => tool.modes.includes(mode) && !disabled.has(tool.name) && (imageInput || tool.needsImageInput !== true))
   const inEveryMode = (tool: Tool) => tool.modes.includes("plan") && tool.modes.includes("work")
   return [...offered.filter(inEveryMode), ...offered.filter((tool) => !inEveryMode(tool))]
 }

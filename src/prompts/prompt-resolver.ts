@@ -37,6 +37,8 @@ export interface PromptResolverShape {
   readonly notes: () => ReadonlyArray<string>
   readonly review: (doc: SessionDocument) => Effect.Effect<SidePrompts>
   readonly compaction: (doc: SessionDocument) => Effect.Effect<SidePrompts>
+  /** describe_image's texts: image.system bound now, image.user's {{question}} bound by the tool. */
+  readonly image: (doc: SessionDocument) => Effect.Effect<SidePrompts>
   /** The title request's template (its {{conversation}} is bound by the titler) and host values. */
   readonly topic: (doc: SessionDocument) => Effect.Effect<SidePrompts>
   /** Where plugins register their placeholders; read at every composition. */
@@ -60,7 +62,7 @@ export class PromptResolver extends Context.Tag("crystal/PromptResolver")<Prompt
     let notes: ReadonlyArray<string> = []
 
     /** Host values for `doc`; a side request gets no workspace instructions or skills, and its own {{mode}}. */
-    const valuesFor = (doc: SessionDocument, side?: "review" | "compaction" | "topic") => {
+    const valuesFor = (doc: SessionDocument, side?: "review" | "compaction" | "topic" | "image") => {
       const values = hostValues({
         workspace: doc.workspace,
         mode: doc.mode,
@@ -100,6 +102,15 @@ export class PromptResolver extends Context.Tag("crystal/PromptResolver")<Prompt
         return {
           system: bindPlaceholders(resolvePrompt("compaction.system", locations).text, values),
           userTemplate: resolvePrompt("compaction.user", locations).text,
+          hostValues: values
+        }
+      }),
+      image: Effect.fn("PromptResolver.image")(function* (doc: SessionDocument) {
+        const { locations } = sources()
+        const values = valuesFor(doc, "image")
+        return {
+          system: bindPlaceholders(resolvePrompt("image.system", locations).text, values),
+          userTemplate: resolvePrompt("image.user", locations).text,
           hostValues: values
         }
       }),

@@ -3,6 +3,7 @@
  * each implementation module is imported on the tool's first run, so that none of it (nor
  * node:child_process, the walker or the gitignore compiler) is evaluated at start-up.
  */
+import { describeImageSpec, viewImageSpec } from "./image-specs.ts"
 import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "./specs.ts"
 import type { SearchIndexCache } from "./search-cache.ts"
 import { searchSpec } from "./search-spec.ts"
@@ -21,14 +22,26 @@ export const makeBuiltinTools = (searchIndexes: SearchIndexCache): ReadonlyArray
   lazyTool(writeSpec, () => import("./write.ts").then((module) => module.writeFile))
 ]
 
+/**
+ * The image tools (SPEC I7): view_image (the catalog offers it only while the active model takes
+ * images) and, when config.json names an imageModel, describe_image. Their services come on the
+ * ToolContext (`images`).
+ */
+export const makeImageTools = (options: { readonly describe: boolean }): ReadonlyArray<Tool> => [
+  lazyTool(viewImageSpec, () => import("./view-image.ts").then((module) => module.viewImage)),
+  ...(options.describe ? [lazyTool(describeImageSpec, () => import("./describe-image.ts").then((module) => module.describeImage))] : [])
+]
+
 /** Their names, in the same order. */
 export const builtinToolNames: ReadonlyArray<string> = [readSpec, listSpec, treeSpec, globSpec, grepSpec, searchSpec, editSpec, writeSpec].map((spec) => spec.name)
 
 /** The tools each session makes for itself, because they need its services (todo list, operator, skills, shell). */
-export const sessionToolNames: ReadonlyArray<string> = ["todowrite", "todoread", "question", "skill", "bash", "bash_start", "bash_status", "bash_logs", "bash_stop"]
+export const sessionToolNames: ReadonlyArray<string> = [
+  "todowrite", "todoread", "question", "skill", viewImageSpec.name, describeImageSpec.name, "bash", "bash_start", "bash_status", "bash_logs", "bash_stop"
+]
 
 /** Every tool this build provides; `--disable-tool` accepts exactly these names (a session test holds it to the real list). */
 export const providedToolNames: ReadonlyArray<string> = [...builtinToolNames, ...sessionToolNames]
 
-/** Names no plugin or external tool may take, even when disabled (SPEC M5); the image tools are reserved ahead of them. */
-export const reservedToolNames: ReadonlySet<string> = new Set([...providedToolNames, "describe_image", "view_image"])
+/** Names no plugin or external tool may take, even when disabled (SPEC M5). */
+export const reservedToolNames: ReadonlySet<string> = new Set(providedToolNames)

@@ -5,6 +5,7 @@ import type { FenceError, PathFence } from "../approval/path-fence.ts"
 import type { Mode } from "../session/document.ts"
 import type { ImageRef } from "../session/items.ts"
 import type { ObjectParams } from "./params.ts"
+import type { ToolImages } from "./tool-images.ts"
 
 /** A failure the model reads: say what went wrong and, when possible, how to do it right. */
 export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
@@ -35,6 +36,8 @@ export interface ToolContext {
    * plan): shell tools then run the command in the OS sandbox (src/bash/sandbox.ts).
    */
   readonly sandbox?: "read-only" | undefined
+  /** The session's image services (view_image, describe_image); absent where the session has none. */
+  readonly images?: ToolImages | undefined
 }
 
 /** What the model sees of a tool, and how the host classifies a call before anything runs. */
@@ -55,6 +58,8 @@ export interface ToolSpec<F extends Schema.Struct.Fields = Schema.Struct.Fields>
    * the files it changed.
    */
   readonly writesThroughFence?: boolean
+  /** Offered only while the active model takes images (view_image: its result is an image, SPEC I7). */
+  readonly needsImageInput?: boolean
   /**
    * The host's classification of a call (SPEC A1), computed from the decoded arguments alone:
    * it must not run anything. An error here (e.g. an unresolvable path) fails the call.

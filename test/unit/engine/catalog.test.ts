@@ -50,7 +50,8 @@ describe("catalogs", () => {
       "read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "question", "skill",
       "edit", "write", "bash", "bash_start", "bash_status", "bash_logs", "bash_stop"
     ])
-    expect([...work].sort()).toEqual([...providedToolNames].sort())
+    // The image tools are provided too, but this model takes no images and no imageModel is configured.
+    expect([...work, "view_image", "describe_image"].sort()).toEqual([...providedToolNames].sort())
     expect(fileWriters.sort()).toEqual(["edit", "write"])
   })
 
@@ -65,6 +66,15 @@ describe("catalogs", () => {
     const disabled = new Set(["grep", "bash_start", "skill"])
     expect(names(assembleCatalog("plan", tools, disabled))).toEqual([])
     expect(names(assembleCatalog("work", tools, disabled))).toEqual(["edit"])
+  })
+
+  it("offers view_image only to a model that takes images, and describe_image only with an imageModel, in both modes", () => {
+    const view = defineTool({ ...tool("view_image"), needsImageInput: true })
+    const tools = [tool("read"), view, tool("describe_image"), tool("edit", workModeOnly)]
+    expect(names(assembleCatalog("plan", tools, new Set(), true))).toEqual(["read", "view_image", "describe_image"])
+    expect(names(assembleCatalog("work", tools, new Set(), true))).toEqual(["read", "view_image", "describe_image", "edit"])
+    expect(names(assembleCatalog("work", tools, new Set(), false))).toEqual(["read", "describe_image", "edit"])
+    expect(names(assembleCatalog("plan", tools, new Set(["view_image", "describe_image"]), true))).toEqual(["read"])
   })
 
   it("reserves every built-in name, and the image tools", () => {

@@ -36,7 +36,14 @@ describe("model resolution", () => {
       apiKeyEnv: ["LOCAL_API_KEY"],
       headers: { "x-team": "a" }
     })
-    expect(entry.capabilities).toEqual({ contextWindow: 65536, maxOutputTokens: 4096, imageInput: true, reasoning: false })
+    expect(entry.capabilities).toEqual({
+      contextWindow: 65536,
+      maxOutputTokens: 4096,
+      imageInput: true,
+      reasoning: false,
+      // An OpenAI-compatible server documents no image limit: the media store's 20 MiB cap.
+      imageLimits: { maxBytes: 20 * 1024 * 1024, maxPixelsPerSide: undefined }
+    })
     expect(entry.listed).toBe(true)
   })
 
@@ -112,7 +119,13 @@ describe("credentials", () => {
 describe("built-in model knowledge", () => {
   it("knows the families of the built-in providers, and config.json overrides it field by field", () => {
     const sonnet = ok({ requested: { ref: "anthropic/claude-sonnet-5-5", source: "--model" } })
-    expect(sonnet.capabilities).toEqual({ contextWindow: 200_000, maxOutputTokens: 64_000, imageInput: true, reasoning: true })
+    expect(sonnet.capabilities).toEqual({
+      contextWindow: 200_000,
+      maxOutputTokens: 64_000,
+      imageInput: true,
+      reasoning: true,
+      imageLimits: { maxBytes: 3_932_160, maxPixelsPerSide: 1568 }
+    })
     expect(sonnet.listed).toBe(true)
     const overridden = ok({
       config: { providers: { anthropic: { models: { "claude-sonnet-5-5": { contextWindow: 1_000_000 } } } } },
@@ -121,6 +134,16 @@ describe("built-in model knowledge", () => {
     expect(overridden.capabilities).toMatchObject({ contextWindow: 1_000_000, maxOutputTokens: 64_000, reasoning: true })
     expect(ok({ requested: { ref: "deepseek/deepseek-chat", source: "--model" } }).capabilities.imageInput).toBe(false)
     expect(ok({ requested: { ref: "openai/gpt-5.4", source: "--model" } }).capabilities.reasoning).toBe(true)
+  })
+
+  it("has each protocol's image limits, overridden per model by maxImageBytes and maxImagePixels", () => {
+    const limits = (ref: string, config: Config = {}) => ok({ config, requested: { ref, source: "--model" } }).capabilities.imageLimits
+    expect(limits("openai/gpt-5.4")).toEqual({ maxBytes: 20 * 1024 * 1024, maxPixelsPerSide: 2048 })
+    expect(limits("gemini/gemini-pro-latest")).toEqual({ maxBytes: 14 * 1024 * 1024, maxPixelsPerSide: undefined })
+    expect(limits("ollama/llava", { providers: { ollama: { models: { llava: { imageInput: true } } } } })).toEqual({ maxBytes: 20 * 1024 * 1024, maxPixelsPerSide: undefined })
+    const tuned = { providers: { anthropic: { models: { "claude-sonnet-5-5": { maxImageBytes: 1_000_000, maxImagePixels: 1000 } } } } }
+    expect(limits("anthropic/claude-sonnet-5-5", tuned)).toEqual({ maxBytes: 1_000_000, maxPixelsPerSide: 1000 })
+    expect(limits("anthropic/claude-sonnet-5-5", { providers: { anthropic: { models: { "claude-sonnet-5-5": { maxImagePixels: 1000 } } } } })).toEqual({ maxBytes: 3_932_160, maxPixelsPerSide: 1000 })
   })
 
   it("does not lend a built-in family to a custom provider", () => {
