@@ -81,7 +81,7 @@ export const makeToolImages = (deps: ToolImagesDeps): ToolImages => {
       const { entry, client } = yield* imageClient
       const fitted = yield* Effect.mapError(fitImage(bytes, source, { model: entry.ref, limits: imageLimitsOf(entry) }), asToolError)
       const prompts = yield* deps.prompts.image(yield* deps.conversation.document)
-      const text = bindPlaceholders(prompts.userTemplate, new Map([...(prompts.hostValues ?? []), ["question", question ?? defaultImageQuestion]]))
+      const text = bindPlaceholders(prompts.userTemplate, new Map([...(prompts.hostValues ?? []), ["question", question ?? defaultImageQuestion]])).trim()
       const sha256 = sha256Of(fitted.bytes)
       const answer = yield* sideRequest(
         { current: () => ({ entry, client }) },
