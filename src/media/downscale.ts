@@ -64,58 +64,60 @@ export const resize = (source: Pixels, size: ImageSize): Pixels => {
   const { width: sw, height: sh, data: src } = source
   const { width: dw, height: dh } = size
   const across = spans(sw, dw)
+  const { first: xFirst, count: xCount, weights: xWeights, stride: xStride } = across
   // Horizontal pass: premultiplied, as floats, dw × sh.
   const middle = new Float32Array(dw * sh * 4)
   for (let y = 0; y < sh; y++) {
     const row = y * sw * 4
-    for (let x = 0; x < dw; x++) {
+    let out = y * dw * 4
+    for (let x = 0; x < dw; x++, out += 4) {
       let r = 0
       let g = 0
       let b = 0
       let a = 0
-      const j0 = across.first[x] ?? 0
-      const n = across.count[x] ?? 0
-      for (let k = 0; k < n; k++) {
-        const w = across.weights[x * across.stride + k] ?? 0
-        const at = row + (j0 + k) * 4
-        const alpha = (src[at + 3] ?? 0) * w
+      let at = row + (xFirst[x] ?? 0) * 4
+      const n = xCount[x] ?? 0
+      const base = x * xStride
+      for (let k = 0; k < n; k++, at += 4) {
+        const alpha = (src[at + 3] ?? 0) * (xWeights[base + k] ?? 0)
         r += (src[at] ?? 0) * alpha
         g += (src[at + 1] ?? 0) * alpha
         b += (src[at + 2] ?? 0) * alpha
         a += alpha
       }
-      const out = (y * dw + x) * 4
       middle[out] = r
       middle[out + 1] = g
       middle[out + 2] = b
       middle[out + 3] = a
     }
   }
-  const down = spans(sh, dh)
+  const { first: yFirst, count: yCount, weights: yWeights, stride: yStride } = spans(sh, dh)
   const data = new Uint8Array(dw * dh * 4)
+  const rowSize = dw * 4
   for (let y = 0; y < dh; y++) {
-    const j0 = down.first[y] ?? 0
-    const n = down.count[y] ?? 0
-    for (let x = 0; x < dw; x++) {
+    const n = yCount[y] ?? 0
+    const base = y * yStride
+    const top = (yFirst[y] ?? 0) * rowSize
+    let out = y * rowSize
+    for (let x = 0; x < rowSize; x += 4, out += 4) {
       let r = 0
       let g = 0
       let b = 0
       let a = 0
-      for (let k = 0; k < n; k++) {
-        const w = down.weights[y * down.stride + k] ?? 0
-        const at = ((j0 + k) * dw + x) * 4
+      let at = top + x
+      for (let k = 0; k < n; k++, at += rowSize) {
+        const w = yWeights[base + k] ?? 0
         r += (middle[at] ?? 0) * w
         g += (middle[at + 1] ?? 0) * w
         b += (middle[at + 2] ?? 0) * w
         a += (middle[at + 3] ?? 0) * w
       }
-      const out = (y * dw + x) * 4
       if (a > 0) {
-        data[out] = Math.round(r / a)
-        data[out + 1] = Math.round(g / a)
-        data[out + 2] = Math.round(b / a)
+        data[out] = r / a + 0.5
+        data[out + 1] = g / a + 0.5
+        data[out + 2] = b / a + 0.5
       }
-      data[out + 3] = Math.round(a)
+      data[out + 3] = a + 0.5
     }
   }
   return { width: dw, height: dh, data }
