@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { Config } from "../config/schema.ts"
 import { fitImage } from "../media/image-fit.ts"
-import { sha256Of, type MediaStoreShape } from "../media/media-store.ts"
+import type { MediaStoreShape } from "../media/media-store.ts"
 import { releaseImageMemory } from "../media/release-memory.ts"
 import { bindPlaceholders } from "../prompts/placeholders.ts"
 import type { PromptResolverShape } from "../prompts/prompt-resolver.ts"
@@ -84,7 +84,8 @@ export const makeToolImages = (deps: ToolImagesDeps): ToolImages => {
       const fitted = yield* Effect.mapError(fitImage(bytes, source, { model: entry.ref, limits: imageLimitsOf(entry) }), asToolError)
       const prompts = yield* deps.prompts.image(yield* deps.conversation.document)
       const text = bindPlaceholders(prompts.userTemplate, new Map([...(prompts.hostValues ?? []), ["question", question ?? defaultImageQuestion]])).trim()
-      const sha256 = sha256Of(fitted.bytes)
+      // node:crypto stays off the start-up path (src/media/hash.ts).
+      const sha256 = (yield* Effect.promise(() => import("../media/hash.ts"))).sha256Of(fitted.bytes)
       const answer = yield* sideRequest(
         { current: () => ({ entry, client }) },
         {
