@@ -6,6 +6,7 @@
 import * as jpeg from "jpeg-js"
 import { PNG } from "pngjs"
 import type { ImageSize } from "./image-size.ts"
+import { applyOrientation, jpegOrientation } from "./orientation.ts"
 
 export interface Pixels extends ImageSize {
   /** RGBA, 8 bits per channel, row after row. */
@@ -17,13 +18,14 @@ export type Encodable = "image/png" | "image/jpeg"
 /** Beyond this a decode would take hundreds of MiB of memory: such an image is refused, not decoded. */
 export const maxDecodePixels = 100_000_000
 
+/** RGBA pixels as the image is meant to be seen (a JPEG's EXIF orientation applied: the re-encoded file has none). */
 export const decode = (bytes: Uint8Array, mime: Encodable): Pixels => {
   if (mime === "image/png") {
     const png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
     return { width: png.width, height: png.height, data: png.data }
   }
   const image = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: maxDecodePixels / 1_000_000, maxMemoryUsageInMB: 1024 })
-  return { width: image.width, height: image.height, data: image.data }
+  return applyOrientation({ width: image.width, height: image.height, data: image.data }, jpegOrientation(bytes))
 }
 
 /**

@@ -107,3 +107,39 @@ describe("fitting an image to a model's limits", () => {
     expect(shrinkToSide({ width: 50, height: 40 }, 100)).toEqual({ width: 50, height: 40 })
   })
 })
+
+/** `jpegBytes` with an APP1 Exif segment saying `orientation`, right after SOI (big-endian TIFF). */
+const withOrientation = (jpegBytes: Uint8Array, orientation: number): Uint8Array => {
+  const tiff = [0x4d, 0x4d, 0x00, 0x2a, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, orientation, 0, 0, 0, 0, 0, 0]
+  const payload = [0x45, 0x78, 0x69, 0x66, 0, 0, ...tiff]
+  const length = payload.length + 2
+  return Uint8Array.from([0xff, 0xd8, 0xff, 0xe1, length >> 8, length & 0xff, ...payload, ...jpegBytes.subarray(2)])
+}
+
+/** Left half red, right half blue. */
+const halves = (width: number, height: number): Uint8Array => {
+  const data = new Uint8Array(width * height * 4)
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) data.set(x < width / 2 ? [255, 0, 0, 255] : [0, 0, 255, 255], (y * width + x) * 4)
+  return new Uint8Array(jpeg.encode({ data, width, height }, 95).data)
+}
+
+describe("a shrunk JPEG with an EXIF orientation", () => {
+  it("is turned upright by its pixels, since the re-encoded file carries no EXIF", async () => {
+    // Stored 400×100 (red left, blue right), shown rotated 90° clockwise: 100×400, red on top.
+    const result = await fitImage(withOrientation(halves(400, 100), 6), "phone.jpg", target(200)).pipe(Effect.runPromise)
+    expect(result.size).toEqual({ width: 50, height: 200 })
+    expect(result.resizedFrom).toEqual({ width: 100, height: 400 })
+    const pixels = decode(result.bytes, "image/jpeg")
+    const at = (x: number, y: number) => [...pixels.data.subarray((y * 50 + x) * 4, (y * 50 + x) * 4 + 3)]
+    expect(at(25, 10)[0]).toBeGreaterThan(200)
+    expect(at(25, 10)[2]).toBeLessThan(60)
+    expect(at(25, 190)[2]).toBeGreaterThan(200)
+    expect(at(25, 190)[0]).toBeLessThan(60)
+  })
+
+  it("keeps an upright or unmarked JPEG as it was stored", async () => {
+    const result = await fitImage(withOrientation(halves(400, 100), 1), "flat.jpg", target(200)).pipe(Effect.runPromise)
+    expect(result.size).toEqual({ width: 200, height: 50 })
+  })
+})

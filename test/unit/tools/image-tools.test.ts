@@ -192,7 +192,7 @@ describe("view_image", () => {
     servers.push(fake)
     const root = await withScreenshot(makePng(8, 8))
     const text = preparedSession(root, { providers: providerConfig(fake, "openai-chat", { plain: {}, eyes: { imageInput: true } }) }, "fake/plain")
-    fake.script([{ text: "ok" }, { text: "ok" }])
+    fake.script([{ text: "ok" }, { text: "ok" }, { text: "ok" }])
     const textOnly = await runSession(text, "hi")
     expect(textOnly.plan).not.toContain("view_image")
     expect(textOnly.work).not.toContain("view_image")
@@ -202,6 +202,9 @@ describe("view_image", () => {
     const both = await runSession(sighted, "hi")
     expect(both.plan).toEqual(["read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "question", "view_image", "describe_image"])
     expect(both.work.slice(9, 12)).toEqual(["view_image", "describe_image", "edit"])
+    const disabled = await runSession({ ...sighted, disabledTools: ["view_image", "describe_image"] }, "hi")
+    expect(disabled.plan).toEqual(["read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "question"])
+    expect(disabled.work).not.toContain("view_image")
   })
 })
 
