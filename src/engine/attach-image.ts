@@ -10,7 +10,6 @@ import * as Schema from "effect/Schema"
 import { ImageTooLarge, type MediaError } from "../media/errors.ts"
 import { fitImage, type ImageOverLimit } from "../media/image-fit.ts"
 import { maxImageBytes, MediaStore } from "../media/media-store.ts"
-import { releaseImageMemory } from "../media/release-memory.ts"
 import { imageLimitsOf } from "../providers/catalog.ts"
 import { Providers } from "../providers/providers.ts"
 import type { ImageRef } from "../session/items.ts"
@@ -53,7 +52,6 @@ export const attachImageBytes = (bytes: Uint8Array, source: string, number: numb
     const { entry } = (yield* Providers).current()
     const fitted = yield* fitImage(bytes, source, { model: entry.ref, limits: imageLimitsOf(entry) })
     const stored = yield* (yield* MediaStore).put(fitted.bytes, source)
-    releaseImageMemory(bytes.byteLength)
     return { sha256: stored.sha256, mime: stored.mime, marker: imageMarker(number) } satisfies ImageRef
   }).pipe(Effect.withSpan("attachImage", { attributes: { source, bytes: bytes.length } }))
 

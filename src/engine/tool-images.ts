@@ -10,7 +10,6 @@ import * as Either from "effect/Either"
 import type { Config } from "../config/schema.ts"
 import { fitImage } from "../media/image-fit.ts"
 import type { MediaStoreShape } from "../media/media-store.ts"
-import { releaseImageMemory } from "../media/release-memory.ts"
 import { bindPlaceholders } from "../prompts/placeholders.ts"
 import type { PromptResolverShape } from "../prompts/prompt-resolver.ts"
 import { checkBaseURL } from "../providers/base-url.ts"
@@ -50,7 +49,6 @@ export const makeToolImages = (deps: ToolImagesDeps): ToolImages => {
       const { entry } = deps.providers.current()
       const fitted = yield* fitImage(bytes, source, { model: entry.ref, limits: imageLimitsOf(entry) })
       const stored = yield* deps.media.put(fitted.bytes, source)
-      releaseImageMemory(bytes.byteLength)
       return {
         ref: { sha256: stored.sha256, mime: stored.mime, marker: imageMarker(number) },
         size: stored.size,
