@@ -223,6 +223,16 @@ export class SessionSandbox {
     this.child.once("close", (code, signal) => this.end(`the sandbox ended (${signal ?? `exit ${code}`})`))
   }
 
+  /** bwrap's host pid (tests, diagnostics). */
+  get pid(): number | undefined {
+    return this.bwrapPid
+  }
+
+  /** The supervisor's host pid, once it said it is ready. */
+  get supervisorPid(): number | undefined {
+    return this.supervisor
+  }
+
   get running(): number {
     return this.pending.size + this.watched.size
   }
