@@ -13,6 +13,7 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterEach, describe, expect, it } from "vitest"
 import { makeBackgroundBash, type BackgroundBashShape } from "../../../src/bash/background.ts"
+import { runForeground } from "../../../src/bash/foreground.ts"
 import { sandboxStatus } from "../../../src/bash/sandbox.ts"
 import { makeSandboxPool } from "../../../src/bash/sandbox-pool.ts"
 import { makeBashTools } from "../../../src/tools/bash-tools.ts"
@@ -94,6 +95,17 @@ describe.skipIf(!usable)(`the session's sandbox${skipped}`, () => {
       expect(await bash(command, sandboxed(ws)), command).toBe(await bash(command, ws.context))
     }
     expect(await bash("kill -TERM $$", sandboxed(ws))).toBe("killed by SIGTERM\n(no output)")
+  })
+
+  it("fails a command whose working directory is missing as the bare path does", async () => {
+    const ws = await makeWorkspace()
+    const { background } = await session()
+    const request = { mode: "read-only", cwd: ws.workspace, readable: [], writable: [] } as const
+    const missing = path.join(ws.workspace, "missing")
+    const failure = (extra: object) =>
+      Effect.runPromise(Effect.flip(runForeground({ command: "echo hi", cwd: missing, timeoutSeconds: 10, ...extra }))).then((error) => error.message)
+    expect(await failure({ sandbox: request, sandboxPool: background.sandbox })).toBe(await failure({}))
+    expect(await failure({})).toBe(`could not start /bin/bash: the directory ${missing} does not exist`)
   })
 
   it("runs two commands at once without mixing their outputs", async () => {
