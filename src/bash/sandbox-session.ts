@@ -199,7 +199,10 @@ export class SessionSandbox {
     const supervisor = supervisorCommand()
     const tag = nextTag()
     const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", [CONTAIN_VAR]: tag, BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0" }
-    this.child = spawn(options.program, [...options.args, supervisor.file, ...supervisor.args], {
+    // The supervisor is the namespace's pid 1: no bwrap reaper there holding copies of its pipes
+    // to the host (open through /proc/1/fd by any command), and signals from inside cannot kill it.
+    const args = [...options.args.slice(0, -1), "--as-pid-1", ...options.args.slice(-1)]
+    this.child = spawn(options.program, [...args, supervisor.file, ...supervisor.args], {
       env,
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],

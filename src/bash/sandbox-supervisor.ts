@@ -6,12 +6,16 @@
  * pids, as it does for an unsandboxed one. Each command waits on its stdin for GO (sent once the
  * host has its host pid), so that even a command that exits at once is tracked before it runs.
  *
- * The supervisor makes itself non-dumpable, so a sandboxed command (same user, no capabilities)
- * can neither ptrace it nor open its /proc files: its pipes to the host, its memory (the commands'
+ * It is the namespace's pid 1 (bwrap --as-pid-1), so no bwrap reaper inside holds copies of its
+ * pipes, and the kernel drops every signal a command sends it (pid 1 gets only the signals it
+ * handles: the runtime's crash handlers are set to ignore for that); it reaps the orphans it
+ * inherits. It makes itself non-dumpable, so a sandboxed command (same user, no capabilities) can
+ * neither ptrace it nor open its /proc files: its pipes to the host, its memory (the commands'
  * environments and output) stay out of reach. It exits when its stdin ends (Crystal closed the
  * session or died); the sandbox's pid namespace then ends, and every process in it with it.
  */
 import { spawn, type ChildProcess } from "node:child_process"
+import * as fs from "node:fs"
 import { CANCEL, CLOSED, encodeFrame, encodeJson, EXIT, FAILED, FrameReader, GO, OUTPUT, READY, RELEASE, RUN, STARTED, type RunRequest } from "./sandbox-protocol.ts"
 
 const PR_SET_DUMPABLE = 4
@@ -23,16 +27,32 @@ interface FfiModule {
   ) => { readonly symbols: Record<string, (...args: ReadonlyArray<number>) => number> }
 }
 
-/** prctl(PR_SET_DUMPABLE, 0) through bun:ffi; false where that is not possible (Node). */
-const becomeUndumpable = async (): Promise<boolean> => {
-  if ((globalThis as { readonly Bun?: unknown }).Bun === undefined) return false
+interface Libc {
+  readonly prctl: (option: number, a: number, b: number, c: number, d: number) => number
+  /** waitpid(pid, NULL, options) */
+  readonly waitpid: (pid: number, status: number, options: number) => number
+  /** signal(number, SIG_IGN) */
+  readonly ignore: (signal: number) => number
+}
+
+/** libc through bun:ffi; undefined where that is not possible (Node). */
+const loadLibc = async (): Promise<Libc | undefined> => {
+  if ((globalThis as { readonly Bun?: unknown }).Bun === undefined) return undefined
   const moduleName = "bun:ffi"
   try {
     const ffi = (await import(moduleName)) as FfiModule
     for (const libc of ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"]) {
       try {
-        const lib = ffi.dlopen(libc, { prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" } })
-        return lib.symbols["prctl"]!(PR_SET_DUMPABLE, 0, 0, 0, 0) === 0
+        const symbols = ffi.dlopen(libc, {
+          prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" },
+          waitpid: { args: ["i32", "u64", "i32"], returns: "i32" },
+          signal: { args: ["i32", "u64"], returns: "u64" }
+        }).symbols
+        return {
+          prctl: (...args) => symbols["prctl"]!(...args),
+          waitpid: (...args) => symbols["waitpid"]!(...args),
+          ignore: (signal) => symbols["signal"]!(signal, SIG_IGN)
+        }
       } catch {
         // Not this libc's name.
       }
@@ -40,7 +60,41 @@ const becomeUndumpable = async (): Promise<boolean> => {
   } catch {
     // No FFI here.
   }
-  return false
+  return undefined
+}
+
+const WNOHANG = 1
+const SIG_IGN = 1
+/**
+ * SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV: the runtime's crash reporter handles them,
+ * and a handled signal reaches a namespace's pid 1 from inside (an unhandled one is dropped), so
+ * `kill -SEGV 1` from a command would end the sandbox. Ignored, a kill from inside is dropped; a
+ * real fault still kills (the kernel forces the default action for it).
+ */
+const CRASH_SIGNALS = [4, 5, 6, 7, 8, 11]
+
+/**
+ * As the namespace's pid 1 we inherit every orphan: reap those that died (leftovers the host
+ * killed), none of the children the runtime itself still waits for (`own`).
+ */
+const reapOrphans = (libc: Libc, own: ReadonlySet<number>): void => {
+  let names: Array<string>
+  try {
+    names = fs.readdirSync("/proc")
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const pid = Number(name)
+    if (!Number.isInteger(pid) || pid <= 1 || own.has(pid)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 2)
+      if (fields[0] === "Z" && fields[1] === String(process.pid)) libc.waitpid(pid, 0, WNOHANG)
+    } catch {
+      // Gone meanwhile.
+    }
+  }
 }
 
 interface Running {
@@ -49,9 +103,14 @@ interface Running {
 }
 
 export const runSupervisor = async (): Promise<void> => {
+  const libc = await loadLibc()
   // Reported to the host: without it a command could write frames on our pipes (Node has no FFI).
-  const guarded = await becomeUndumpable()
+  const guarded = libc !== undefined && libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) === 0
+  for (const signal of CRASH_SIGNALS) libc?.ignore(signal)
   const commands = new Map<number, Running>()
+  /** Our children not reaped yet by the runtime (ns pids). */
+  const unreaped = new Set<number>()
+  if (libc !== undefined) setInterval(() => reapOrphans(libc, unreaped), 1000).unref()
   const out = process.stdout
   let blocked = false
   const send = (frame: Buffer): void => {
@@ -90,6 +149,8 @@ export const runSupervisor = async (): Promise<void> => {
       child.once("error", (error: NodeJS.ErrnoException) => send(encodeJson(FAILED, id, { code: error.code ?? "", message: error.message })))
       return
     }
+    const pid = child.pid
+    unreaped.add(pid)
     const command: Running = { child, open: 2 }
     commands.set(id, command)
     child.on("error", () => {})
@@ -106,9 +167,10 @@ export const runSupervisor = async (): Promise<void> => {
       if (blocked) stream?.pause()
     }
     child.once("exit", (code, signal) => {
+      unreaped.delete(pid)
       if (commands.has(id)) send(encodeJson(EXIT, id, { code, signal }))
     })
-    send(encodeJson(STARTED, id, { pid: child.pid }))
+    send(encodeJson(STARTED, id, { pid }))
   }
 
   const reader = new FrameReader()

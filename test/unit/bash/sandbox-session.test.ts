@@ -82,7 +82,7 @@ describe.skipIf(!usable)(`the session's sandbox${skipped}`, () => {
     const ws = await makeWorkspace()
     const { bash } = await session()
     const text = await bash(
-      "for p in $(ls /proc | grep -E '^[0-9]+$'); do [ $p = $$ ] || [ $p = 1 ] || { cat /proc/$p/environ >/dev/null 2>&1 && echo environ $p; ls /proc/$p/fd/ 2>/dev/null | head -1 | grep -q . && ls -l /proc/$p/fd/ 2>/dev/null | grep -q -- '->' && echo fd $p; }; done; echo checked",
+      "for p in $(ls /proc | grep -E '^[0-9]+$'); do [ $p = $$ ] || { cat /proc/$p/environ >/dev/null 2>&1 && echo environ $p; ls /proc/$p/fd/ 2>/dev/null | head -1 | grep -q . && ls -l /proc/$p/fd/ 2>/dev/null | grep -q -- '->' && echo fd $p; }; done; echo checked",
       sandboxed(ws)
     )
     expect(text).toBe("exit 0\nchecked")
@@ -132,19 +132,17 @@ describe.skipIf(!usable)(`the session's sandbox${skipped}`, () => {
     expect(await eventually(() => sleepers(m).length === 0, 5000)).toBe(true)
   })
 
-  it("replaces a supervisor a command killed, in a new sandbox, still read-only", async () => {
+  it("cannot be ended from inside: the supervisor is the namespace's pid 1, which no signal from a command reaches", async () => {
     const ws = await makeWorkspace()
     const { background, bash } = await session()
-    expect(await bash("echo first", sandboxed(ws))).toBe("exit 0\nfirst")
+    expect(await bash("echo $$", sandboxed(ws))).toMatch(/^exit 0\n\d+$/)
     const [first] = background.sandbox.sandboxes()
-    // Everything the command may signal in its namespace: the supervisor too.
-    const killed = await bash("kill -KILL -1; sleep 5", sandboxed(ws))
-    expect(killed).toBe("killed by SIGKILL\n(no output)")
-    expect(await bash("[ -w . ] || echo read-only", sandboxed(ws))).toBe("exit 0\nread-only")
-    const [second] = background.sandbox.sandboxes()
-    expect(second).not.toBe(first)
-    expect(first?.dead).toBe(true)
-    expect(first?.pid !== undefined && alive(first.pid)).toBe(false)
+    // Every signal to pid 1, then SIGKILL to everything the command may signal: the sleep dies, pid 1 does not.
+    const killed = await bash("sleep 30 & for s in $(seq 1 31); do kill -$s 1 2>/dev/null; done; kill -KILL -1; wait $! 2>/dev/null; echo sleep ended $?", sandboxed(ws))
+    expect(killed).toBe("exit 0\nsleep ended 137")
+    expect(await bash("sleep 0.3; [ -w . ] || echo read-only", sandboxed(ws))).toBe("exit 0\nread-only")
+    expect(background.sandbox.sandboxes()).toEqual([first])
+    expect(first?.dead).toBe(false)
   })
 
   it("replaces a supervisor killed or stopped from outside", async () => {
