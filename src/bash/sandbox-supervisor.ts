@@ -97,9 +97,133 @@ const reapOrphans = (libc: Libc, own: ReadonlySet<number>): void => {
   }
 }
 
+/** A command the supervisor started, whichever runtime API started it. */
 interface Running {
-  readonly child: ChildProcess
-  open: number
+  readonly pid: number
+  /** Lets it run: a line on its stdin, then end of file. */
+  readonly go: () => void
+  readonly kill: () => void
+  /** Stops reading its pipes. */
+  readonly release: () => void
+  readonly pause: () => void
+  readonly resume: () => void
+}
+
+interface Callbacks {
+  readonly output: (chunk: Uint8Array) => void
+  readonly exit: (code: number | null, signal: string | null) => void
+  /** Both pipes closed. */
+  readonly closed: () => void
+}
+
+interface BunSubprocess {
+  readonly pid: number
+  readonly stdin: { write(data: string): void; end(): void }
+  readonly stdout: ReadableStream<Uint8Array>
+  readonly stderr: ReadableStream<Uint8Array>
+  readonly signalCode: string | null
+  kill(signal?: string): void
+}
+
+interface BunSpawn {
+  readonly spawn: (options: {
+    readonly cmd: Array<string>
+    readonly cwd: string
+    readonly env: Readonly<Record<string, string>>
+    readonly stdin: "pipe"
+    readonly stdout: "pipe"
+    readonly stderr: "pipe"
+    readonly detached: boolean
+    readonly onExit: (process: BunSubprocess, code: number | null) => void
+  }) => BunSubprocess
+}
+
+/** Bun's own spawn: about half the supervisor's CPU per command of node:child_process's streams there. */
+const startWithBun = (bun: BunSpawn, request: RunRequest, on: Callbacks): Running => {
+  const child = bun.spawn({
+    cmd: [request.file, ...request.args],
+    cwd: request.cwd,
+    env: request.env,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+    detached: true,
+    onExit: (process, code) => on.exit(process.signalCode === null ? code : null, process.signalCode)
+  })
+  let open = 2
+  let paused: (() => void) | undefined
+  let waiting: Promise<void> | undefined
+  const readers = [child.stdout.getReader(), child.stderr.getReader()]
+  for (const reader of readers) {
+    void (async () => {
+      try {
+        for (;;) {
+          if (waiting !== undefined) await waiting
+          const { done, value } = await reader.read()
+          if (done) break
+          on.output(value)
+        }
+      } catch {
+        // Cancelled by release.
+      }
+      if (--open === 0) on.closed()
+    })()
+  }
+  return {
+    pid: child.pid,
+    go: () => {
+      child.stdin.write("\n")
+      child.stdin.end()
+    },
+    kill: () => child.kill("SIGKILL"),
+    release: () => {
+      for (const reader of readers) void reader.cancel().catch(() => {})
+    },
+    pause: () => {
+      waiting ??= new Promise((resolve) => (paused = resolve))
+    },
+    resume: () => {
+      paused?.()
+      paused = undefined
+      waiting = undefined
+    }
+  }
+}
+
+/** node:child_process, where there is no Bun (the supervisor run by Node). */
+const startWithNode = (request: RunRequest, on: Callbacks): Running => {
+  const child: ChildProcess = spawn(request.file, [...request.args], { cwd: request.cwd, env: request.env, detached: true, stdio: ["pipe", "pipe", "pipe"] })
+  if (child.pid === undefined) {
+    // Node reports a failed spawn (a missing cwd) as an event; turn it into the throw Bun makes.
+    throw Object.assign(new Error(`spawn ${request.file} ENOENT`), { code: "ENOENT" })
+  }
+  child.on("error", () => {})
+  child.stdin?.on("error", () => {})
+  let open = 2
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.on("data", on.output)
+    stream?.once("close", () => {
+      if (--open === 0) on.closed()
+    })
+  }
+  child.once("exit", (code, signal) => on.exit(code, signal))
+  return {
+    pid: child.pid,
+    go: () => child.stdin?.end("\n"),
+    kill: () => child.kill("SIGKILL"),
+    release: () => {
+      child.stdout?.destroy()
+      child.stderr?.destroy()
+    },
+    pause: () => {
+      child.stdout?.pause()
+      child.stderr?.pause()
+    },
+    resume: () => {
+      child.stdout?.resume()
+      child.stderr?.resume()
+    }
+  }
 }
 
 export const runSupervisor = async (): Promise<void> => {
@@ -107,6 +231,7 @@ export const runSupervisor = async (): Promise<void> => {
   // Reported to the host: without it a command could write frames on our pipes (Node has no FFI).
   const guarded = libc !== undefined && libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) === 0
   for (const signal of CRASH_SIGNALS) libc?.ignore(signal)
+  const bun = (globalThis as unknown as { readonly Bun?: BunSpawn }).Bun
   const commands = new Map<number, Running>()
   /** Our children not reaped yet by the runtime (ns pids). */
   const unreaped = new Set<number>()
@@ -117,59 +242,40 @@ export const runSupervisor = async (): Promise<void> => {
     if (out.write(frame) || blocked) return
     // The host reads slower than the commands write: hold their pipes until it caught up.
     blocked = true
-    for (const command of commands.values()) {
-      command.child.stdout?.pause()
-      command.child.stderr?.pause()
-    }
+    for (const command of commands.values()) command.pause()
   }
   out.on("drain", () => {
     blocked = false
-    for (const command of commands.values()) {
-      command.child.stdout?.resume()
-      command.child.stderr?.resume()
-    }
+    for (const command of commands.values()) command.resume()
   })
   out.on("error", () => process.exit(0))
 
   const run = (id: number, request: RunRequest): void => {
-    let child: ChildProcess
+    let pid = 0
+    const callbacks: Callbacks = {
+      output: (chunk) => {
+        if (commands.has(id)) send(encodeFrame(OUTPUT, id, Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)))
+      },
+      exit: (code, signal) => {
+        unreaped.delete(pid)
+        if (commands.has(id)) send(encodeJson(EXIT, id, { code, signal }))
+      },
+      closed: () => {
+        if (commands.has(id)) send(encodeFrame(CLOSED, id))
+      }
+    }
+    let command: Running
     try {
-      child = spawn(request.file, [...request.args], {
-        cwd: request.cwd,
-        env: request.env,
-        detached: true,
-        stdio: ["pipe", "pipe", "pipe"]
-      })
+      command = bun === undefined ? startWithNode(request, callbacks) : startWithBun(bun, request, callbacks)
     } catch (error) {
       const failure = error as NodeJS.ErrnoException
       send(encodeJson(FAILED, id, { code: failure.code ?? "", message: failure.message }))
       return
     }
-    if (child.pid === undefined) {
-      child.once("error", (error: NodeJS.ErrnoException) => send(encodeJson(FAILED, id, { code: error.code ?? "", message: error.message })))
-      return
-    }
-    const pid = child.pid
+    pid = command.pid
     unreaped.add(pid)
-    const command: Running = { child, open: 2 }
     commands.set(id, command)
-    child.on("error", () => {})
-    child.stdin?.on("error", () => {})
-    const relay = (chunk: Buffer): void => {
-      if (commands.has(id)) send(encodeFrame(OUTPUT, id, chunk))
-    }
-    const closed = (): void => {
-      if (--command.open === 0 && commands.has(id)) send(encodeFrame(CLOSED, id))
-    }
-    for (const stream of [child.stdout, child.stderr]) {
-      stream?.on("data", relay)
-      stream?.once("close", closed)
-      if (blocked) stream?.pause()
-    }
-    child.once("exit", (code, signal) => {
-      unreaped.delete(pid)
-      if (commands.has(id)) send(encodeJson(EXIT, id, { code, signal }))
-    })
+    if (blocked) command.pause()
     send(encodeJson(STARTED, id, { pid }))
   }
 
@@ -179,14 +285,13 @@ export const runSupervisor = async (): Promise<void> => {
       reader.push(chunk, (frame) => {
         const command = commands.get(frame.id)
         if (frame.kind === RUN) run(frame.id, JSON.parse(frame.payload.toString("utf8")) as RunRequest)
-        else if (frame.kind === GO) command?.child.stdin?.end("\n")
+        else if (frame.kind === GO) command?.go()
         else if (frame.kind === CANCEL) {
-          command?.child.kill("SIGKILL")
+          command?.kill()
           commands.delete(frame.id)
         } else if (frame.kind === RELEASE && command !== undefined) {
           commands.delete(frame.id)
-          command.child.stdout?.destroy()
-          command.child.stderr?.destroy()
+          command.release()
         }
       })
     } catch {

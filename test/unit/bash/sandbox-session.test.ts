@@ -108,6 +108,19 @@ describe.skipIf(!usable)(`the session's sandbox${skipped}`, () => {
     expect(await failure({})).toBe(`could not start /bin/bash: the directory ${missing} does not exist`)
   })
 
+  it("relays a large output whole, as the bare path reads it (the supervisor holds the pipes while the host catches up)", async () => {
+    const ws = await makeWorkspace()
+    const { background } = await session()
+    const request = { mode: "read-only", cwd: ws.workspace, readable: [], writable: [] } as const
+    const command = "seq 1 3000000; echo end"
+    const run = (extra: object) => Effect.runPromise(runForeground({ command, cwd: ws.workspace, timeoutSeconds: 60, captureBytes: 4096, ...extra }))
+    const [bare, boxed] = [await run({}), await run({ sandbox: request, sandboxPool: background.sandbox })]
+    expect(boxed.totalBytes).toBe(bare.totalBytes)
+    expect(boxed.totalBytes).toBeGreaterThan(20_000_000)
+    expect(boxed.output).toBe(bare.output)
+    expect(boxed.outcome).toEqual({ _tag: "Exited", code: 0 })
+  })
+
   it("runs two commands at once without mixing their outputs", async () => {
     const ws = await makeWorkspace()
     const { bash } = await session()
