@@ -231,7 +231,9 @@ export const runSupervisor = async (): Promise<void> => {
   // Reported to the host: without it a command could write frames on our pipes (Node has no FFI).
   const guarded = libc !== undefined && libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) === 0
   for (const signal of CRASH_SIGNALS) libc?.ignore(signal)
-  const bun = (globalThis as unknown as { readonly Bun?: BunSpawn }).Bun
+  const bun = (globalThis as unknown as { readonly Bun?: BunSpawn & { readonly unsafe?: { readonly setJITPolicy?: (scale: number) => void } } }).Bun
+  // The compiled binary starts with a lazy JIT (layers/runtime.ts startupComplete); this loop runs hot.
+  bun?.unsafe?.setJITPolicy?.(1)
   const commands = new Map<number, Running>()
   /** Our children not reaped yet by the runtime (ns pids). */
   const unreaped = new Set<number>()
