@@ -118,6 +118,36 @@ const cost = median(differences["session sandbox"])
 console.log(`  wall cost per command (median of the differences): session sandbox ${ms(cost)} (target ≤ 5 ms: ${cost <= 5 ? "met" : "missed"}), own bwrap ${ms(median(differences["own bwrap"]))}`)
 
 /**
+ * Where the session sandbox's CPU goes, by process (exact for these two, whatever the load): this
+ * process's own (process.cpuUsage) per command, bare and in the session sandbox, and the
+ * supervisor's own (/proc/PID/stat utime + stime; the commands it runs are its children, not it).
+ */
+const split = async (): Promise<void> => {
+  const count = Math.max(runs, 100)
+  const supervisorCpu = (): number => {
+    const pid = background.sandbox.sandboxes()[0]?.supervisorPid
+    if (pid === undefined) return 0
+    const text = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ")
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  }
+  const host: Record<"bare" | "session sandbox", number> = { bare: 0, "session sandbox": 0 }
+  let supervisor = 0
+  for (let done = 0; done < count; done += 20) {
+    for (const variant of ["bare", "session sandbox"] as const) {
+      const before = process.cpuUsage()
+      const inside = supervisorCpu()
+      for (let index = 0; index < 20; index++) await runOnce("cat a.txt", variant)()
+      const used = process.cpuUsage(before)
+      host[variant] += (used.user + used.system) / 1000
+      if (variant === "session sandbox") supervisor += supervisorCpu() - inside
+    }
+  }
+  console.log(`CPU by process, \`cat a.txt\` (${count} runs each): Crystal itself bare ${ms(host.bare / count)}, with the session sandbox ${ms(host["session sandbox"] / count)}; the supervisor ${ms(supervisor / count)} per command`)
+}
+await split()
+
+/**
  * CPU time per command: this script again with `--cpu VARIANT`, under `perf stat -e task-clock`,
  * which counts every process it starts, the sandbox's and the commands' included (an in-process
  * count misses those no parent waited for). Per command = (cpu(N runs) − cpu(1 run)) / (N − 1);
