@@ -55,9 +55,21 @@ const readText = (file: string): string | undefined => {
   }
 }
 
+/** Host pids of `pid`'s children by their parent pid, for a kernel without /proc/PID/task/TID/children. */
+const childrenByScan = (pid: number): Array<number> => {
+  const found: Array<number> = []
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue
+    const stat = readText(`/proc/${name}/stat`)
+    if (stat !== undefined && stat.slice(stat.lastIndexOf(")") + 2).split(" ", 2)[1] === String(pid)) found.push(Number(name))
+  }
+  return found
+}
+
 /** Host pids of `pid`'s children, over all its threads (a runtime may spawn from any of them). */
 const childrenOf = (pid: number): Array<number> => {
   const main = readText(`/proc/${pid}/task/${pid}/children`)
+  if (main === undefined && fs.existsSync(`/proc/${pid}`)) return childrenByScan(pid)
   const found = main === undefined ? [] : main.split(" ").filter((word) => word !== "").map(Number)
   let tasks: Array<string>
   try {
@@ -81,12 +93,13 @@ const nsPids = (pid: number): Array<number> => {
 
 /** The host pid of the child of `parent` whose pid in the sandbox's namespace is `inner`. */
 const childWithInnerPid = (parent: number, inner: number, firstChoice: boolean): number | undefined => {
-  const children = firstChoice ? (readText(`/proc/${parent}/task/${parent}/children`) ?? "").split(" ").filter((word) => word !== "").map(Number) : childrenOf(parent)
+  const main = firstChoice ? readText(`/proc/${parent}/task/${parent}/children`) : undefined
+  const children = main !== undefined ? main.split(" ").filter((word) => word !== "").map(Number) : childrenOf(parent)
   for (const child of children) {
     const pids = nsPids(child)
     if (pids.length > 1 && pids[pids.length - 1] === inner) return child
   }
-  return firstChoice ? childWithInnerPid(parent, inner, false) : undefined
+  return main !== undefined ? childWithInnerPid(parent, inner, false) : undefined
 }
 
 /** The supervisor's host pid: a descendant of bwrap (a few levels down) with that pid inside. */
