@@ -40,7 +40,7 @@ export const noImage = (holds: string | undefined): ClipboardError =>
 
 /** `seen`: what the bytes are (describeBytes), e.g. "a BMP image". */
 export const unsupportedClipboard = (seen: string): ClipboardError =>
-  clipboardError("unsupported", `the clipboard image is not png, jpeg, gif or webp (it is ${seen}): save it as PNG and paste the file's path`)
+  clipboardError("unsupported", `the clipboard image is not png/jpeg/gif/webp but ${seen}: save it as PNG and paste its path`)
 
 export const clipboardTooLarge = (limitBytes: number): ClipboardError =>
   clipboardError(

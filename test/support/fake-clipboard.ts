@@ -2,7 +2,8 @@
  * Fake clipboard readers: real executables (shell scripts) named `xclip` or `wl-paste`, for a
  * directory put first on PATH. They answer like the real ones (a listing of types, then the bytes
  * of the type asked for; the real programs' wording for an empty clipboard) from files the test
- * writes, and log each argv to `calls.log`.
+ * writes, and log each argv to `calls.log`. They need nothing on PATH (/bin/cat, /bin/sleep), so
+ * a PATH of the fakes' directory alone is one without any real reader.
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
@@ -10,8 +11,8 @@ import * as path from "node:path"
 export type FakeReaderName = "xclip" | "wl-paste"
 
 export type FakeClipboard =
-  /** Offers `types`; any read prints `data`. */
-  | { readonly types: ReadonlyArray<string>; readonly data?: Uint8Array }
+  /** Offers `types`; any read prints `data`, after `delaySeconds` when given. */
+  | { readonly types: ReadonlyArray<string>; readonly data?: Uint8Array; readonly delaySeconds?: number }
   /** Nothing copied: the real reader's message and exit code. */
   | { readonly empty: true }
   /** Every call fails with this stderr and exit code. */
@@ -32,8 +33,9 @@ const script = (name: FakeReaderName, dir: string, clipboard: FakeClipboard): st
   const listing = name === "xclip" ? "*TARGETS*" : "*--list-types*"
   if ("empty" in clipboard) return `#!/bin/sh\n${log}\necho ${quoted(emptyMessage[name])} >&2\nexit 1\n`
   if ("fail" in clipboard) return `#!/bin/sh\n${log}\nprintf '%s\\n' ${quoted(clipboard.fail)} >&2\nexit ${clipboard.exit ?? 1}\n`
-  if ("hang" in clipboard) return `#!/bin/sh\n${log}\nprintf '%s' $$ > ${quoted(path.join(dir, `${name}.pid`))}\nexec sleep 30\n`
-  return `#!/bin/sh\n${log}\ncase "$*" in\n  ${listing}) exec cat ${types} ;;\n  *) exec cat ${data} ;;\nesac\n`
+  if ("hang" in clipboard) return `#!/bin/sh\n${log}\nprintf '%s' $$ > ${quoted(path.join(dir, `${name}.pid`))}\nexec /bin/sleep 30\n`
+  const delay = clipboard.delaySeconds === undefined ? "" : `/bin/sleep ${clipboard.delaySeconds}; `
+  return `#!/bin/sh\n${log}\ncase "$*" in\n  ${listing}) exec /bin/cat ${types} ;;\n  *) ${delay}exec /bin/cat ${data} ;;\nesac\n`
 }
 
 /** Writes the fake `name` into `dir` (replacing an earlier one). */

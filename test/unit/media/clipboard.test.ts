@@ -190,11 +190,11 @@ describe("readClipboardImage through fake readers on PATH", () => {
     const bmp = await failure(readClipboardImage({ host: host({ DISPLAY: ":0" }) }))
     expect([bmp.reason, bmp.message]).toEqual([
       "unsupported",
-      "the clipboard image is not png, jpeg, gif or webp (it is a BMP image): save it as PNG and paste the file's path"
+      "the clipboard image is not png/jpeg/gif/webp but a BMP image: save it as PNG and paste its path"
     ])
     // A program that claims image/png and hands over something else.
     await writeFakeReader(bin, "xclip", { types: ["image/png"], data: Buffer.from("<html>not a picture</html>") })
-    expect((await failure(readClipboardImage({ host: host({ DISPLAY: ":0" }) }))).message).toContain("(it is text, not image bytes)")
+    expect((await failure(readClipboardImage({ host: host({ DISPLAY: ":0" }) }))).message).toContain("but text, not image bytes:")
   })
 
   it("kills a reader whose output passes the cap, and takes an image of exactly the cap", async () => {
