@@ -118,6 +118,33 @@ describe.runIf(tmuxAvailable())("pasting images in a terminal", () => {
     expect(await fakeReaderCalls(bin)).toEqual(["wl-paste --list-types", "wl-paste --no-newline --type image/png"])
   })
 
+  it("cancels a paste whose reader hangs on Ctrl+C, killing the reader and dropping the keys typed behind it", async () => {
+    const { bin, terminal } = await start({ DISPLAY: ":0" })
+    await writeFakeReader(bin, "xclip", { hang: true })
+    terminal.type("keep ")
+    terminal.press("C-v")
+    await terminal.waitFor(/reading the clipboard… · Ctrl\+C cancels/)
+    terminal.type("dropped")
+    terminal.press("C-c")
+    await terminal.waitFor(/^paste cancelled$/m)
+    expect(promptLine(terminal.screen())).toBe("› keep")
+    const pid = Number(await fs.readFile(path.join(bin, "xclip.pid"), "utf8"))
+    const alive = () => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    for (let tries = 0; tries < 40 && alive(); tries++) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(alive()).toBe(false)
+    // The cancelled paste kept its number: the next one is #2.
+    await writeFakeReader(bin, "xclip", { types: ["image/png"], data: makePng(2, 2) })
+    terminal.press("C-v")
+    await terminal.waitFor(/^› keep \[Image #2\]\s*$/m)
+  })
+
   it("shows each failure as one line, inserts nothing, and leaves a gap in the numbering", async () => {
     const { bin, fake, terminal } = await start({ DISPLAY: ":0" })
     const failures: ReadonlyArray<readonly [() => Promise<void>, RegExp]> = [
