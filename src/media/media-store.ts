@@ -5,7 +5,6 @@
  * that are not on disk. Reads hash the bytes again: a file changed behind the session's back is
  * reported, never sent. Nothing here deletes media (another session may still refer to it).
  */
-import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Context from "effect/Context"
@@ -42,7 +41,8 @@ export interface MediaStoreShape {
 
 export const isSha256 = (value: string): boolean => /^[0-9a-f]{64}$/.test(value)
 
-export const sha256Of = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex")
+/** Loaded with the first image: the start-up path does without node:crypto. */
+const sha256Of = async (bytes: Uint8Array): Promise<string> => (await import("./hash.ts")).sha256Of(bytes)
 
 export const checkImage = (bytes: Uint8Array, source: string): Effect.Effect<CheckedImage, UnsupportedImage | ImageTooLarge> => {
   if (bytes.length > maxImageBytes) return Effect.fail(new ImageTooLarge({ source, bytes: bytes.length, limit: maxImageBytes }))
@@ -68,7 +68,7 @@ export const makeMediaStore = (dir: string): MediaStoreShape => {
     } catch (error) {
       return new MediaUnavailable({ sha256, reason: (error as NodeJS.ErrnoException).code === "ENOENT" ? "missing" : "unreadable" })
     }
-    return sha256Of(bytes) === sha256 ? bytes : new MediaUnavailable({ sha256, reason: "altered" })
+    return (await sha256Of(bytes)) === sha256 ? bytes : new MediaUnavailable({ sha256, reason: "altered" })
   }
 
   const write = (sha256: string, bytes: Uint8Array): Effect.Effect<void, MediaWriteFailed> =>
@@ -87,7 +87,7 @@ export const makeMediaStore = (dir: string): MediaStoreShape => {
     put: (bytes, source) =>
       Effect.gen(function* () {
         const checked = yield* checkImage(bytes, source)
-        const sha256 = sha256Of(bytes)
+        const sha256 = yield* Effect.promise(() => sha256Of(bytes))
         yield* write(sha256, bytes)
         return { ...checked, sha256, bytes: bytes.length }
       }).pipe(Effect.withSpan("MediaStore.put")),
@@ -106,8 +106,9 @@ export const makeMemoryMediaStore = (): MediaStoreShape => {
     dir: "(memory)",
     check: checkImage,
     put: (bytes, source) =>
-      Effect.map(checkImage(bytes, source), (checked) => {
-        const sha256 = sha256Of(bytes)
+      Effect.gen(function* () {
+        const checked = yield* checkImage(bytes, source)
+        const sha256 = yield* Effect.promise(() => sha256Of(bytes))
         kept.set(sha256, Uint8Array.from(bytes))
         return { ...checked, sha256, bytes: bytes.length }
       }),

@@ -143,3 +143,23 @@ describe("crystal run --image", () => {
     expect(user?.["images"]).toHaveLength(1)
   })
 })
+
+describe("sessions delete and images", () => {
+  it("keeps a media file that another session still refers to", async () => {
+    const sandbox = await makeSandbox()
+    const fake = await fakeServer()
+    await imageConfig(sandbox, fake, "openai-chat", `${fake.url}/v1`, true)
+    await fs.writeFile(path.join(sandbox.workspace, "shot.png"), makePng(6, 6))
+    fake.script([{ text: "One." }, { text: "Two." }])
+    expect((await runCrystal(sandbox, ["run", "--image", "shot.png", "first"], { env })).code).toBe(0)
+    expect((await runCrystal(sandbox, ["run", "--image", "shot.png", "second"], { env })).code).toBe(0)
+    const files = await sessionFiles(sandbox)
+    expect(files).toHaveLength(2)
+    const media = await fs.readdir(path.join(sandbox.home, "media"))
+    expect(media).toHaveLength(1)
+    const id = path.basename(files[0] ?? "", ".json")
+    const deleted = await runCrystal(sandbox, ["sessions", "delete", id], { env })
+    expect(deleted.code).toBe(0)
+    expect(await fs.readdir(path.join(sandbox.home, "media"))).toEqual(media)
+  })
+})

@@ -5,7 +5,8 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { makeMediaStore, makeMemoryMediaStore, maxImageBytes, sha256Of } from "../../../src/media/media-store.ts"
+import { sha256Of } from "../../../src/media/hash.ts"
+import { makeMediaStore, makeMemoryMediaStore, maxImageBytes } from "../../../src/media/media-store.ts"
 import { makePng } from "../../support/images.ts"
 
 let base: string
