@@ -15,12 +15,12 @@ export class ClipboardError extends Schema.TaggedError<ClipboardError>()("Clipbo
 const clipboardError = (reason: ClipboardFailure, message: string): ClipboardError => new ClipboardError({ reason, message })
 
 /** `readers`: the commands tried, each with the package that installs it. */
-export const noReader = (readers: ReadonlyArray<{ readonly command: string; readonly install: string }>): ClipboardError => {
+export const noReader = (readers: ReadonlyArray<{ readonly label: string; readonly install: string }>): ClipboardError => {
   if (readers.length === 1) {
     const [only] = readers
-    return clipboardError("no-reader", `cannot read the clipboard: ${only?.command} is not installed; install ${only?.install}`)
+    return clipboardError("no-reader", `cannot read the clipboard: ${only?.label} is not installed; install ${only?.install}`)
   }
-  const commands = readers.map((reader) => reader.command).join(" nor ")
+  const commands = readers.map((reader) => reader.label).join(" nor ")
   const installs = readers.map((reader) => reader.install).join(" or ")
   return clipboardError("no-reader", `cannot read the clipboard: neither ${commands} is installed; install ${installs}`)
 }

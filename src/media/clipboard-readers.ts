@@ -46,6 +46,8 @@ export interface ClipboardReader {
   readonly emptyStderr?: RegExp
   /** Exit codes of the read that answer "no image" (Windows' script), with what the clipboard holds. */
   readonly noImageExits?: Readonly<Record<number, string | undefined>>
+  /** The exit code of a read that found an image over the limit without printing it. */
+  readonly tooLargeExit?: number
 }
 
 export const isWsl = (host: ClipboardHost): boolean =>
@@ -152,15 +154,14 @@ export const powershellScript = (limit: number): string =>
 /** -EncodedCommand takes UTF-16LE base64: no quoting survives the trip through WSL's interop otherwise. */
 export const encodePowershell = (script: string): string => Buffer.from(script, "utf16le").toString("base64")
 
-export const powershellExitTooLarge = 4
-
 export const windowsPowershell = (command: string, limit: number): ClipboardReader => ({
   label: "Windows PowerShell",
   command,
-  install: `Windows PowerShell (expected at ${command})`,
+  install: `Windows PowerShell (looked for ${command})`,
   read: () => ["-NoProfile", "-NonInteractive", "-STA", "-EncodedCommand", encodePowershell(powershellScript(limit))],
   encoding: "base64",
-  noImageExits: { 2: "text", 3: undefined }
+  noImageExits: { 2: "text", 3: undefined },
+  tooLargeExit: 4
 })
 
 /** `%SystemRoot%\System32\WindowsPowerShell\v1.0\powershell.exe`. */

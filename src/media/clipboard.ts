@@ -68,6 +68,7 @@ const runProblem = (reader: ClipboardReader, run: ReaderRun, tooLarge: Attempt):
       return failed(reader, run.message)
     case "Exited": {
       if (run.code === 0) return undefined
+      if (run.code === reader.tooLargeExit) return tooLarge
       const line = firstLine(run.stderr)
       if (reader.emptyStderr !== undefined && line !== undefined && reader.emptyStderr.test(line)) return answer(noImage(undefined))
       if (run.code !== null && reader.noImageExits !== undefined && run.code in reader.noImageExits) {
@@ -108,18 +109,27 @@ const tryReader = (reader: ClipboardReader, limits: { readonly limit: number; re
 
 /** The clipboard's image, or the one-line reason there is none. */
 export const readClipboardImage = (options: ClipboardOptions = {}): Effect.Effect<ClipboardImage, ClipboardError> =>
-  Effect.gen(function* () {
+  Effect.suspend(() => {
     const host = options.host ?? currentHost()
+    const readers = clipboardReaders(host, options.limit ?? maxImageBytes)
+    return readers instanceof ClipboardError ? Effect.fail(readers) : readWith(readers, host.env, options)
+  }).pipe(Effect.withSpan("readClipboardImage"))
+
+/** Tries `readers` in order (the platform's choice; a test's fakes). */
+export const readWith = (
+  readers: ReadonlyArray<ClipboardReader>,
+  env: ClipboardHost["env"],
+  options: Omit<ClipboardOptions, "host"> = {}
+): Effect.Effect<ClipboardImage, ClipboardError> =>
+  Effect.gen(function* () {
     const limit = options.limit ?? maxImageBytes
-    const readers = clipboardReaders(host, limit)
-    if (readers instanceof ClipboardError) return yield* Effect.fail(readers)
     const missing: Array<ClipboardReader> = []
     let failure: ClipboardError | undefined
     for (const reader of readers) {
-      const attempt: Attempt = yield* tryReader(reader, { limit, timeoutMs: options.timeoutMs ?? defaultTimeoutMs, env: host.env })
+      const attempt: Attempt = yield* tryReader(reader, { limit, timeoutMs: options.timeoutMs ?? defaultTimeoutMs, env })
       if (attempt._tag === "Answer") return yield* attempt.result instanceof ClipboardError ? Effect.fail(attempt.result) : Effect.succeed(attempt.result)
       if (attempt._tag === "Missing") missing.push(reader)
       else failure ??= attempt.error
     }
     return yield* Effect.fail(failure ?? noReader(missing))
-  }).pipe(Effect.withSpan("readClipboardImage"))
+  })

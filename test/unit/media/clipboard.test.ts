@@ -19,7 +19,8 @@ import {
   type ClipboardHost,
   type ClipboardReader
 } from "../../../src/media/clipboard-readers.ts"
-import { readClipboardImage } from "../../../src/media/clipboard.ts"
+import { osascript, windowsPowershell } from "../../../src/media/clipboard-readers.ts"
+import { readClipboardImage, readWith } from "../../../src/media/clipboard.ts"
 import { maxImageBytes } from "../../../src/media/media-store.ts"
 import { fakeReaderCalls, writeFakeReader } from "../../support/fake-clipboard.ts"
 import { jpegHeader, makePng, tinyGif } from "../../support/images.ts"
@@ -248,5 +249,44 @@ describe("readClipboardImage through fake readers on PATH", () => {
     }
     for (let tries = 0; tries < 40 && alive(); tries++) await new Promise((resolve) => setTimeout(resolve, 50))
     expect(alive()).toBe(false)
+  })
+})
+
+/**
+ * The macOS and Windows readers cannot run here; their output and exit codes are read the same
+ * way whoever prints them, so stand-ins at another path print what osascript and PowerShell would.
+ */
+describe("the macOS and Windows readers' output, from stand-ins", () => {
+  const standIn = async (dir: string, name: string, body: string): Promise<string> => {
+    const file = path.join(dir, name)
+    await fs.writeFile(file, `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(path.join(dir, "calls.log"))}\n${body}`, { mode: 0o755 })
+    return file
+  }
+
+  it("osascript: clipboard info, then the PNG as AppleScript data", async () => {
+    const dir = await tempDir("crystal-clip-")
+    const png = makePng(4, 3)
+    await fs.writeFile(path.join(dir, "info"), "«class PNGf», 120, «class 8BPS», 900, TIFF picture, 4000\n")
+    await fs.writeFile(path.join(dir, "data"), `«data PNGf${png.toString("hex").toUpperCase()}»\n`)
+    const command = await standIn(dir, "osascript", `case "$2" in "clipboard info") exec /bin/cat ${dir}/info ;; *) exec /bin/cat ${dir}/data ;; esac\n`)
+    const image = await Effect.runPromise(readWith([{ ...osascript, command }], { PATH: "/usr/bin:/bin" }))
+    expect([image.mime, Buffer.from(image.bytes)]).toEqual(["image/png", png])
+    expect((await fs.readFile(path.join(dir, "calls.log"), "utf8")).split("\n")).toEqual(["-e clipboard info", "-e the clipboard as «class PNGf»", ""])
+  })
+
+  it("PowerShell: base64 over CRLF, and its exit codes for text, nothing, and too large", async () => {
+    const dir = await tempDir("crystal-clip-")
+    const png = makePng(2, 2)
+    const reader = async (body: string) => windowsPowershell(await standIn(dir, "powershell.exe", body), maxImageBytes)
+    const env = { PATH: "/usr/bin:/bin" }
+    const image = await Effect.runPromise(readWith([await reader(`printf '%s\\r\\n' ${png.toString("base64")}\n`)], env))
+    expect(Buffer.from(image.bytes)).toEqual(png)
+    expect((await failure(readWith([await reader("exit 2\n")], env))).message).toBe("the clipboard holds text, no image: copy an image first")
+    expect((await failure(readWith([await reader("exit 3\n")], env))).message).toBe("the clipboard is empty: copy an image first")
+    expect((await failure(readWith([await reader("exit 4\n")], env))).reason).toBe("too-large")
+    const broken = await failure(readWith([await reader("echo 'Add-Type : Cannot add type. The assembly could not be found.' >&2; exit 1\n")], env))
+    expect(broken.message).toBe("the clipboard reader Windows PowerShell failed: Add-Type : Cannot add type. The assembly could not be found.")
+    const missing = await failure(readWith([windowsPowershell("/mnt/c/nowhere/powershell.exe", maxImageBytes)], env))
+    expect(missing.message).toBe("cannot read the clipboard: Windows PowerShell is not installed; install Windows PowerShell (looked for /mnt/c/nowhere/powershell.exe)")
   })
 })
