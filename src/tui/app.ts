@@ -86,7 +86,9 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       services: () => session().services,
       editor: () => editor,
       setEditor: (next) => setEditor(next),
-      replay: (key) => editKey(key),
+      replay: (key) => {
+        if (!exiting) editKey(key)
+      },
       note: (message) => commit([palette.yellow(message)]),
       render: () => render()
     })
