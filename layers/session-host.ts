@@ -26,6 +26,7 @@ import type { SessionRequest } from "./prepare.ts"
 import { CommandRefused } from "../src/engine/errors.ts"
 import type { SessionLocked } from "../src/session/lock.ts"
 import { Conversation } from "../src/engine/conversation.ts"
+import { MediaStore } from "../src/media/media-store.ts"
 import type { OperatorShape } from "../src/engine/operator.ts"
 import type { RendererShape } from "../src/engine/renderer.ts"
 import type { SessionDocument } from "../src/session/document.ts"
@@ -191,10 +192,9 @@ export const openSessionHost = (first: PreparedSession, options: SessionHostOpti
         Effect.gen(function* () {
           yield* conversation().flush
           const doc = yield* conversation().document
-          // Loaded on first use: it brings node:crypto, which the start-up path does without.
           const exporter = yield* Effect.promise(() => import("../src/session/export.ts"))
           const target = file === undefined ? exporter.defaultExportFile(doc.workspace, doc.id) : path.resolve(doc.workspace, file)
-          return yield* exporter.exportSession(doc, active.prepared.paths.mediaDir, target)
+          return yield* exporter.exportSession(doc, Context.get(active.session.services, MediaStore), target)
         }),
       list: Effect.suspend(() => active.prepared.store.list(active.prepared.document.workspace))
     } satisfies SessionHostShape

@@ -1,6 +1,6 @@
 /**
  * The composition root of one session: the card's services (Providers, PromptResolver,
- * ApprovalPolicy, BackgroundBash; MediaStore and PluginLoader join here when they land) and the
+ * ApprovalPolicy, BackgroundBash, MediaStore; PluginLoader joins here when it lands) and the
  * engine's own (Conversation, Toolbox, Compactor), made in the session's scope and handed to the
  * engine as one Context. Each service is made by the same `make` its static `layer` wraps; the
  * graph is written out by hand because building ~8 layers costs ~10 ms of cold start in the
@@ -24,6 +24,7 @@ import { makeReviewer } from "../src/engine/reviewer.ts"
 import { makeSessionControls, type SessionControls } from "../src/engine/session-controls.ts"
 import { nameSession, needsTitle } from "../src/engine/titler.ts"
 import { Toolbox } from "../src/engine/toolbox.ts"
+import { MediaStore } from "../src/media/media-store.ts"
 import { PromptResolver, type PromptResolverShape, type SidePrompts } from "../src/prompts/prompt-resolver.ts"
 import type { PlaceholderRegistry } from "../src/prompts/placeholder-registry.ts"
 import { Providers, type ProvidersShape } from "../src/providers/providers.ts"
@@ -39,6 +40,7 @@ export type SessionServices =
   | PromptResolver
   | ApprovalPolicy
   | BackgroundBash
+  | MediaStore
   | Conversation
   | SessionStore
   | Toolbox
@@ -130,6 +132,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       Context.add(PromptResolver, resolver),
       Context.add(ApprovalPolicy, policy),
       Context.add(BackgroundBash, background),
+      Context.add(MediaStore, yield* MediaStore.make(prepared.paths.mediaDir)),
       Context.add(Conversation, conversation),
       Context.add(Toolbox, toolbox),
       Context.add(Compactor, makeSessionCompactor(prepared, providers, resolver, conversation)),

@@ -18,6 +18,9 @@ const chatIn = (flags: SessionFlags, cwd: string) =>
     if (flags.format === "json") {
       return yield* new ConfigError({ message: "--format json is for scripts: use it with `crystal run` or pipe the prompt on stdin" })
     }
+    if (flags.image.length > 0) {
+      return yield* new ConfigError({ message: "--image attaches images to a `crystal run` prompt; in a conversation, paste one with Ctrl+V or drop its file into the prompt" })
+    }
     const prepared = yield* prepareSession(flags, cwd, process.env)
     const app = yield* Effect.promise(() => import("../tui/app.ts"))
     return yield* app.runApp(prepared, { flags, env: process.env })

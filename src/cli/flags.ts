@@ -9,6 +9,8 @@ export type OutputFormat = "text" | "json"
 
 export interface SessionFlags extends SessionRequest {
   readonly format: OutputFormat
+  /** Image files attached to the `crystal run` prompt. */
+  readonly image: ReadonlyArray<string>
 }
 
 export interface FlagSpec {
@@ -64,6 +66,12 @@ export const sessionFlagSpecs = {
     placeholder: "NAME",
     description: "Attach the prompt attachment NAME after the enabled ones for this process, even if disabled (repeatable)"
   },
+  image: {
+    name: "image",
+    kind: "repeated",
+    placeholder: "FILE",
+    description: "Attach the image FILE (png, jpeg, gif or webp) to the crystal run prompt (repeatable; the model must take images)"
+  },
   format: {
     name: "format",
     kind: "choice",
@@ -92,6 +100,7 @@ export const defaultSessionFlags: SessionFlags = {
   promptAttachments: "on",
   promptAttachment: [],
   format: "text",
+  image: [],
   resume: undefined,
   continue: false
 }

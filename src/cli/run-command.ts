@@ -6,7 +6,8 @@ import { ExitCode, exitCode } from "../../layers/exit-code.ts"
 import { startSession } from "../../layers/session.ts"
 import { ConfigError } from "../config/errors.ts"
 import type { RendererShape } from "../engine/renderer.ts"
-import { runTurn } from "../engine/turn.ts"
+import { attachImageFile, requireImageModel } from "../engine/attach-image.ts"
+import { runTurn, type UserInput } from "../engine/turn.ts"
 import type { OutputFormat, SessionFlags } from "./flags.ts"
 import { prepareSession } from "../../layers/prepare.ts"
 import { isTerminal, readStdin } from "./prompt-input.ts"
@@ -58,6 +59,15 @@ const promptText = (prompt: string | undefined) =>
     )
   )
 
+/** The prompt with its `--image` files attached, their markers after the text; refused before any request. */
+const withImages = (text: string, files: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    if (files.length === 0) return { text } satisfies UserInput
+    yield* requireImageModel
+    const images = yield* Effect.forEach(files, attachImageFile)
+    return { text: `${text}\n\n${images.map((image) => image.marker).join(" ")}`, images } satisfies UserInput
+  })
+
 export const runCommand = (prompt: string | undefined, flags: SessionFlags): Effect.Effect<number> =>
   Effect.gen(function* () {
     const view = yield* rendererFor(flags.format)
@@ -72,7 +82,8 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
         resumed: prepared.resumed
       })
       for (const note of [...prepared.notes, ...session.notes]) yield* view.note(note)
-      const outcome = yield* runTurn(text, { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }).pipe(
+      const input = yield* withImages(text, flags.image).pipe(Effect.provide(session.services))
+      const outcome = yield* runTurn(input, { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }).pipe(
         Effect.provide(session.services),
         Effect.onInterrupt(() => view.failed("interrupted; the session keeps what was complete"))
       )

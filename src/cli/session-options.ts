@@ -26,6 +26,7 @@ export const sessionOptions = {
     Options.withDescription(spec.format.description),
     Options.withDefault("text" as const)
   ),
+  image: Options.text(spec.image.name).pipe(Options.withDescription(spec.image.description), Options.repeated),
   resume: Options.text(spec.resume.name).pipe(Options.withDescription(spec.resume.description), Options.optional),
   continue: Options.boolean(spec.continue.name).pipe(Options.withDescription(spec.continue.description))
 }
@@ -39,6 +40,7 @@ export interface ParsedSessionOptions {
   readonly promptAttachments: "on" | "off"
   readonly promptAttachment: ReadonlyArray<string>
   readonly format: "text" | "json"
+  readonly image: ReadonlyArray<string>
   readonly resume: Option.Option<string>
   readonly continue: boolean
 }
@@ -52,6 +54,7 @@ export const toSessionFlags = (parsed: ParsedSessionOptions): SessionFlags => ({
   promptAttachments: parsed.promptAttachments,
   promptAttachment: parsed.promptAttachment,
   format: parsed.format,
+  image: parsed.image,
   resume: Option.getOrUndefined(parsed.resume),
   continue: parsed.continue
 })

@@ -11,6 +11,7 @@ import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { SessionDocument } from "../session/document.ts"
+import { makeMediaStore } from "../media/media-store.ts"
 import { buildExport, defaultExportFile, exportSession } from "../session/export.ts"
 import { makeSessionStore, type SessionSummary } from "../session/store.ts"
 import { writeStderr, writeStdout } from "../terminal/output.ts"
@@ -126,18 +127,18 @@ const exportCommand = (setExitCode: (code: number) => void) =>
         Effect.gen(function* () {
           const homePath = yield* homeDir(home)
           const doc = yield* makeSessionStore(path.join(homePath, "sessions")).load(id)
-          const mediaDir = path.join(homePath, "media")
+          const media = makeMediaStore(path.join(homePath, "media"))
           const missingNote = (missing: ReadonlyArray<string>) => {
             if (missing.length > 0) writeStderr(`crystal: ${missing.length} image(s) exported without their bytes (media file missing or changed): ${missing.join(", ")}\n`)
           }
           if (Option.getOrUndefined(output) === "-") {
-            const { exported, missingImages } = yield* buildExport(doc, mediaDir)
+            const { exported, missingImages } = yield* buildExport(doc, media)
             writeStdout(`${JSON.stringify(exported, null, 2)}\n`)
             missingNote(missingImages)
             return
           }
           const file = Option.match(output, { onNone: () => defaultExportFile(process.cwd(), doc.id), onSome: (given) => path.resolve(given) })
-          const result = yield* exportSession(doc, mediaDir, file)
+          const result = yield* exportSession(doc, media, file)
           missingNote(result.missingImages)
           writeStdout(`exported session ${doc.id} to ${result.file}\n`)
         })

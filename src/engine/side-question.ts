@@ -11,7 +11,7 @@ import { newItemId } from "../session/ids.ts"
 import type { Usage } from "../session/items.ts"
 import { Providers } from "../providers/providers.ts"
 import { sideRequest } from "./side-request.ts"
-import { checkImageInput } from "./capabilities.ts"
+import { requestImages } from "./request-images.ts"
 import { contextView } from "./context-view.ts"
 import { Conversation } from "./conversation.ts"
 import { Toolbox, toolDefinitions } from "./toolbox.ts"
@@ -42,12 +42,12 @@ export const askSideQuestion = (question: string) =>
     const toolbox = yield* Toolbox
     const doc = yield* conversation.document
     const items = [...contextView(doc.items).items, { _tag: "user" as const, id: newItemId(), text: sideQuestionText(asked) }]
-    const unsupported = checkImageInput(entry, items)
-    if (unsupported !== undefined) return yield* unsupported
+    const images = yield* requestImages(items, entry)
     const { text, calledTool, usage } = yield* sideRequest({ current: () => ({ entry, client }) }, {
       system: doc.system ?? "",
       items,
-      tools: toolDefinitions(toolbox.catalog(doc.mode))
+      tools: toolDefinitions(toolbox.catalog(doc.mode)),
+      ...(images === undefined ? {} : { images })
     })
     if (text.trim() === "") {
       return yield* new SideQuestionError({

@@ -11,10 +11,10 @@ import type { ModelEvent } from "../providers/model-client.ts"
 import { retryStream } from "../providers/retry.ts"
 import { addUsage, emptyUsage } from "../session/document.ts"
 import { newItemId } from "../session/ids.ts"
-import type { AssistantMessage, FinishReason, ReasoningPart, ToolCall, ToolResult, Usage } from "../session/items.ts"
+import type { AssistantMessage, FinishReason, ImageRef, ReasoningPart, ToolCall, ToolResult, Usage } from "../session/items.ts"
 import type { SessionError } from "../session/store.ts"
 import { Providers } from "../providers/providers.ts"
-import { checkImageInput } from "./capabilities.ts"
+import { requireImageModel } from "./attach-image.ts"
 import { fitContext, type TurnCompactionState } from "./compaction.ts"
 import { contextView } from "./context-view.ts"
 import { Conversation, type ConversationShape } from "./conversation.ts"
@@ -22,6 +22,8 @@ import { executeToolCall } from "./executor.ts"
 import { Operator } from "./operator.ts"
 import { refuseOversizedMessage } from "./oversized-message.ts"
 import { Renderer } from "./renderer.ts"
+import { rejectedImageRetry } from "./rejected-image.ts"
+import { requestImages } from "./request-images.ts"
 import { reminderDue, reminderText } from "./todo-reminder.ts"
 import { Toolbox, toolDefinitions } from "./toolbox.ts"
 
@@ -122,13 +124,13 @@ const respond = (settings: TurnSettings) => Effect.gen(function* () {
     }
     const doc = yield* conversation.document
     const items = contextView(doc.items).items
-    const unsupported = checkImageInput(model, items)
-    if (unsupported !== undefined) return yield* unsupported
+    const images = yield* requestImages(items, model)
     const request = {
       system: doc.system ?? "",
       items,
       tools: toolDefinitions(catalog),
-      model
+      model,
+      ...(images === undefined ? {} : { images })
     }
     const draft = new ResponseDraft()
     const events = retryStream(() => client.stream(request), {
@@ -209,14 +211,25 @@ const runToolCalls = (calls: ReadonlyArray<ToolCall>) =>
     yield* conversation.save
   })
 
-export const runTurn = (text: string, settings: TurnSettings) =>
-  Effect.flatMap(Conversation, (conversation) => conversation.duringTurn(turnBody(conversation, text, settings)))
+/** What the operator sends: text, and the images attached to it (their markers are in the text). */
+export interface UserInput {
+  readonly text: string
+  readonly images?: ReadonlyArray<ImageRef> | undefined
+}
 
-const turnBody = (conversation: ConversationShape, text: string, settings: TurnSettings) =>
+export const runTurn = (input: string | UserInput, settings: TurnSettings) =>
+  Effect.flatMap(Conversation, (conversation) =>
+    conversation.duringTurn(turnBody(conversation, typeof input === "string" ? { text: input } : input, settings))
+  )
+
+const turnBody = (conversation: ConversationShape, input: UserInput, settings: TurnSettings) =>
   Effect.gen(function* () {
     const operator = yield* Operator
     const renderer = yield* Renderer
-    const userMessage = { _tag: "user", id: newItemId(), text } as const
+    const images = input.images ?? []
+    // SPEC I3: refused before anything is stored or sent (the model may have changed since the paste).
+    if (images.length > 0) yield* requireImageModel
+    const userMessage = { _tag: "user", id: newItemId(), text: input.text, ...(images.length > 0 ? { images } : {}) } as const
     yield* refuseOversizedMessage(userMessage)
     yield* conversation.append(userMessage)
     yield* conversation.save
@@ -226,7 +239,7 @@ const turnBody = (conversation: ConversationShape, text: string, settings: TurnS
     const compaction: TurnCompactionState = { compacted: false }
     for (;;) {
       yield* fitContext(compaction)
-      const message = yield* respond(settings)
+      const message = yield* rejectedImageRetry(respond(settings))
       steps++
       if (message.usage !== undefined) usage = addUsage(usage, message.usage)
       const calls = message.toolCalls ?? []

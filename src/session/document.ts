@@ -37,7 +37,11 @@ export const SessionDocument = Schema.Struct({
   /** The session's todo list (SPEC T2): it belongs to the session, not to a mode. */
   todos: Schema.optional(Schema.Array(Todo)),
   /** Sum over the session's model responses. */
-  usage: Usage
+  usage: Usage,
+  /** The highest `[Image #N]` number given out: numbers are never reused, a failed attach leaves a gap. */
+  imageCount: Schema.optional(Schema.Number),
+  /** sha256 of images a provider refused: from then on they travel as their marker text only. */
+  rejectedImages: Schema.optional(Schema.Array(Schema.String))
 })
 export type SessionDocument = typeof SessionDocument.Type
 

@@ -5,11 +5,11 @@
  * those bytes; an image whose file is missing or changed keeps its reference without bytes and is
  * named in the result. A session never holds API keys, so neither does its export.
  */
-import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { writeFileAtomic } from "../files/atomic.ts"
+import type { MediaStoreShape } from "../media/media-store.ts"
 import type { SessionDocument } from "./document.ts"
 import type { ImageRef, TranscriptItem } from "./items.ts"
 import { SessionError } from "./store.ts"
@@ -36,31 +36,25 @@ export interface ExportResult {
   readonly missingImages: ReadonlyArray<string>
 }
 
-const isSha256 = (value: string): boolean => /^[0-9a-f]{64}$/.test(value)
-
-/** The bytes of a media file, only when they still hash to its name. */
-const readMedia = async (mediaDir: string, sha256: string): Promise<string | undefined> => {
-  if (!isSha256(sha256)) return undefined
-  try {
-    const bytes = await fs.readFile(path.join(mediaDir, sha256))
-    return createHash("sha256").update(bytes).digest("hex") === sha256 ? bytes.toString("base64") : undefined
-  } catch {
-    return undefined
-  }
-}
-
 const imagesOf = (item: TranscriptItem): ReadonlyArray<ImageRef> =>
   item._tag === "user" || item._tag === "tool_result" ? (item.images ?? []) : []
 
+/** The bytes of a stored image as base64, only while they still hash to its name. */
+const readMedia = (media: MediaStoreShape, sha256: string): Effect.Effect<string | undefined> =>
+  media.read(sha256).pipe(
+    Effect.map((bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64")),
+    Effect.orElseSucceed(() => undefined)
+  )
+
 export const buildExport = (
   doc: SessionDocument,
-  mediaDir: string,
+  media: MediaStoreShape,
   now: Date = new Date()
 ): Effect.Effect<{ readonly exported: SessionExport; readonly missingImages: ReadonlyArray<string> }> =>
-  Effect.promise(async () => {
+  Effect.gen(function* () {
     const wanted = [...new Set(doc.items.flatMap((item) => imagesOf(item).map((image) => image.sha256)))]
     const bytes = new Map<string, string | undefined>()
-    for (const sha256 of wanted) bytes.set(sha256, await readMedia(mediaDir, sha256))
+    for (const sha256 of wanted) bytes.set(sha256, yield* readMedia(media, sha256))
     const inline = (images: ReadonlyArray<ImageRef> | undefined): ReadonlyArray<ExportedImage> | undefined =>
       images?.map((image) => {
         const data = bytes.get(image.sha256)
@@ -101,10 +95,10 @@ const replaceableBy = (file: string): Effect.Effect<void, SessionError> =>
  * Builds the export and writes it atomically, owner-only (a transcript is private). It never
  * replaces a file the operator wrote: only a missing file or an earlier export.
  */
-export const exportSession = (doc: SessionDocument, mediaDir: string, file: string): Effect.Effect<ExportResult, SessionError> =>
+export const exportSession = (doc: SessionDocument, media: MediaStoreShape, file: string): Effect.Effect<ExportResult, SessionError> =>
   Effect.gen(function* () {
     yield* replaceableBy(file)
-    const { exported, missingImages } = yield* buildExport(doc, mediaDir)
+    const { exported, missingImages } = yield* buildExport(doc, media)
     yield* Effect.tryPromise({
       try: () => writeFileAtomic(file, `${JSON.stringify(exported, null, 2)}\n`, { mode: 0o600 }),
       catch: (error) => new SessionError({ message: `cannot write ${file} (${error instanceof Error ? error.message : String(error)})` })

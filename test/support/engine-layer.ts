@@ -7,6 +7,7 @@ import { Conversation } from "../../src/engine/conversation.ts"
 import { Operator, type OperatorShape } from "../../src/engine/operator.ts"
 import { Renderer, type RendererShape } from "../../src/engine/renderer.ts"
 import { Toolbox } from "../../src/engine/toolbox.ts"
+import { MediaStore } from "../../src/media/media-store.ts"
 import { makeSessionStore, SessionStore } from "../../src/session/store.ts"
 import type { Tool } from "../../src/tools/tool.ts"
 
@@ -28,6 +29,7 @@ export const engineLayer = (options: EngineLayerOptions) => {
     Toolbox.layerTest(options.tools, document.id).pipe(Layer.provideMerge(ApprovalPolicy.layerTest(options.workspace, options.reviewer))),
     Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provideMerge(storeLayer)),
     Layer.succeed(Renderer, options.renderer),
-    Layer.succeed(Operator, options.operator)
+    Layer.succeed(Operator, options.operator),
+    MediaStore.layerTest()
   )
 }

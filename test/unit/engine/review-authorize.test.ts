@@ -14,6 +14,7 @@ import { Operator, type ApprovalAnswer, type ApprovalRequest } from "../../../sr
 import { Renderer, type RendererShape } from "../../../src/engine/renderer.ts"
 import { makeReviewer } from "../../../src/engine/reviewer.ts"
 import { ApprovalPolicy } from "../../../src/approval/approval-policy.ts"
+import { MediaStore } from "../../../src/media/media-store.ts"
 import { Toolbox } from "../../../src/engine/toolbox.ts"
 import { runTurn } from "../../../src/engine/turn.ts"
 import type { ModelEntry } from "../../../src/providers/catalog.ts"
@@ -87,6 +88,7 @@ const setup = async (options: { readonly answers?: ReadonlyArray<ApprovalAnswer>
       askQuestions: () => Effect.succeed({ _tag: "NoOperator" as const })
     }),
     storeLayer,
+    MediaStore.layerTest(),
     Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provide(storeLayer))
   )
   const reviewer = options.withReviewer === false ? undefined : makeReviewer({ activeModel, prompts: Effect.succeed({ system: reviewSystem, userTemplate: reviewTemplate }) })

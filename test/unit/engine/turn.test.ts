@@ -8,12 +8,14 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import { afterEach, describe, expect, it } from "vitest"
+import { attachImageBytes, reserveImageNumber } from "../../../src/engine/attach-image.ts"
 import { Conversation } from "../../../src/engine/conversation.ts"
 import { Operator } from "../../../src/engine/operator.ts"
 import { Renderer, type RendererShape } from "../../../src/engine/renderer.ts"
 import { ApprovalPolicy } from "../../../src/approval/approval-policy.ts"
+import { MediaStore } from "../../../src/media/media-store.ts"
 import { Toolbox } from "../../../src/engine/toolbox.ts"
-import { runTurn, type TurnSettings } from "../../../src/engine/turn.ts"
+import { runTurn, type TurnSettings, type UserInput } from "../../../src/engine/turn.ts"
 import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import { Providers } from "../../../src/providers/providers.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
@@ -22,7 +24,9 @@ import { touchesNothing } from "../../support/classification.ts"
 import * as p from "../../../src/tools/params.ts"
 import { defineTool, everyMode, ToolError, type Tool } from "../../../src/tools/tool.ts"
 import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
+import { makePng } from "../../support/images.ts"
 import { tempDir } from "../../support/temp.ts"
+import type { ImageRef } from "../../../src/session/items.ts"
 
 const echo = defineTool({
   name: "echo",
@@ -81,7 +85,7 @@ const recordingRenderer = (log: Array<string>): RendererShape => ({
   failed: (message) => Effect.sync(() => log.push(`failed:${message}`))
 })
 
-const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow], confirm = false) => {
+const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow], confirm = false, imageInput = false) => {
   const fake = await startFakeLlm()
   servers.push(fake)
   const home = await tempDir()
@@ -91,9 +95,11 @@ const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow],
     ref: "local/m",
     id: "m",
     provider: { name: "local", protocol: "openai-chat", baseURL: `${fake.url}/v1`, apiKeyEnv: [], headers: {} },
-    capabilities: { contextWindow: 32768, maxOutputTokens: 1024, imageInput: false, reasoning: false },
+    capabilities: { contextWindow: 32768, maxOutputTokens: 1024, imageInput, reasoning: false },
     listed: true
   }
+  const mediaDir = path.join(home, "media")
+  const media = MediaStore.layer(mediaDir)
   const log: Array<string> = []
   const storeLayer = Layer.succeed(SessionStore, store)
   const layer = Layer.mergeAll(
@@ -106,12 +112,13 @@ const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow],
     }),
     Toolbox.layerTest(tools, document.id).pipe(Layer.provideMerge(ApprovalPolicy.layerTest(home))),
     storeLayer,
+    media,
     Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provide(storeLayer))
   )
   const settings: TurnSettings = { maxSteps: 5 }
-  const turn = (text: string) => runTurn(text, settings).pipe(Effect.provide(layer))
+  const turn = (input: string | UserInput) => runTurn(input, settings).pipe(Effect.provide(layer))
   const saved = () => Effect.runPromise(store.load(document.id))
-  return { fake, log, turn, saved, settings }
+  return { fake, log, turn, saved, settings, layer, mediaDir }
 }
 
 describe("runTurn", () => {
@@ -213,5 +220,125 @@ describe("runTurn interruption mid-stream", () => {
     expect(closed?.beforeReplyFinished).toBe(true)
     const last = (await saved()).items.at(-1)
     expect(last).toMatchObject({ _tag: "assistant", incomplete: true, finishReason: "cancelled" })
+  })
+})
+
+describe("runTurn with images", () => {
+  const png = makePng(12, 10, { noise: true, seed: 3 })
+  const base64 = png.toString("base64")
+  /** Set by each test before the model calls `snap`: the image the tool returns. */
+  let snapped: ImageRef | undefined
+  const snap = defineTool({
+    name: "snap",
+    description: "Returns a picture.",
+    parameters: p.object({}),
+    modes: everyMode,
+    classify: touchesNothing,
+    run: () => Effect.succeed({ text: `${snapped?.marker ?? ""} the picture`, images: snapped === undefined ? [] : [snapped] })
+  })
+
+  const imageSetup = async (imageInput = true) => {
+    const context = await setup([snap], false, imageInput)
+    const attach = (number: number) => Effect.runPromise(attachImageBytes(png, "shot.png", number).pipe(Effect.provide(context.layer)))
+    const bodyOf = (index: number) => JSON.stringify(context.fake.requests[index]?.body)
+    return { ...context, attach, bodyOf }
+  }
+
+  it("sends an attached image with the user message, and keeps only its reference", async () => {
+    const { fake, turn, saved, attach, bodyOf } = await imageSetup()
+    const ref = await attach(1)
+    fake.script([{ text: "A picture." }])
+    await Effect.runPromise(turn({ text: "look [Image #1]", images: [ref] }))
+    expect(bodyOf(0)).toContain(`data:image/png;base64,${base64}`)
+    const user = (await saved()).items.find((item) => item._tag === "user")
+    expect(user).toMatchObject({ text: "look [Image #1]", images: [{ sha256: ref.sha256, mime: "image/png", marker: "[Image #1]" }] })
+    expect(JSON.stringify(await saved())).not.toContain(base64.slice(0, 40))
+  })
+
+  it("carries a tool result's image to the next request (a user part after the tool message on Chat Completions)", async () => {
+    const { fake, turn, attach, bodyOf } = await imageSetup()
+    snapped = await attach(1)
+    fake.script([{ toolCalls: [{ id: "s", name: "snap", arguments: {} }] }, { text: "Seen." }])
+    await Effect.runPromise(turn("take a picture"))
+    const messages = (fake.requests[1]?.body as { messages: Array<{ role: string; content: unknown }> }).messages
+    const toolAt = messages.findIndex((message) => message.role === "tool")
+    expect(JSON.stringify(messages[toolAt])).not.toContain(base64)
+    expect(messages[toolAt + 1]?.role).toBe("user")
+    expect(JSON.stringify(messages[toolAt + 1])).toContain(base64)
+    expect(bodyOf(0)).not.toContain(base64)
+  })
+
+  it("refuses images for a model that takes none, before storing or sending anything", async () => {
+    const { fake, layer, settings } = await imageSetup(false)
+    const ref = { sha256: "0".repeat(64), mime: "image/png", marker: "[Image #1]" }
+    const { exit, items } = await Effect.runPromise(
+      Effect.gen(function* () {
+        const exit = yield* Effect.exit(runTurn({ text: "look [Image #1]", images: [ref] }, settings))
+        return { exit, items: (yield* (yield* Conversation).document).items }
+      }).pipe(Effect.provide(layer))
+    )
+    expect(JSON.stringify(exit)).toContain("does not take images")
+    expect(fake.requests).toHaveLength(0)
+    expect(items).toHaveLength(0)
+  })
+
+  it("sends a text-only model the markers of earlier images, never their bytes", async () => {
+    const { fake, layer, settings, bodyOf } = await imageSetup(false)
+    fake.script([{ text: "Fine." }])
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* (yield* Conversation).append(
+          { _tag: "user", id: "u0", text: "earlier [Image #1]", images: [{ sha256: "a".repeat(64), mime: "image/png", marker: "[Image #1]" }] },
+          { _tag: "assistant", id: "a0", text: "ok", model: "local/m" }
+        )
+        yield* runTurn("go on", settings)
+      }).pipe(Effect.provide(layer))
+    )
+    expect(bodyOf(0)).toContain("earlier [Image #1]")
+    expect(bodyOf(0)).not.toContain("image_url")
+  })
+
+  it("retries once without an image the provider refused, and never offers it again", async () => {
+    const { fake, layer, settings, log, attach, bodyOf } = await imageSetup()
+    const ref = await attach(1)
+    fake.script([{ kind: "error", status: 400, message: "Invalid image: the image data could not be decoded" }, { text: "Without it." }, { text: "Still without." }])
+    const rejected = await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* runTurn({ text: "look [Image #1]", images: [ref] }, settings)
+        yield* runTurn("and now?", settings)
+        return (yield* (yield* Conversation).document).rejectedImages
+      }).pipe(Effect.provide(layer))
+    )
+    expect(fake.requests).toHaveLength(3)
+    expect(bodyOf(0)).toContain(base64)
+    expect(bodyOf(1)).not.toContain(base64)
+    expect(bodyOf(1)).toContain("look [Image #1]")
+    expect(bodyOf(2)).toContain("look [Image #1]")
+    expect(bodyOf(2)).not.toContain(base64)
+    expect(log.some((line) => line.startsWith("note:") && line.includes("refused the request because of [Image #1]"))).toBe(true)
+    expect(rejected).toEqual([ref.sha256])
+  })
+
+  it("fails the turn as before when the refusal comes again or is not about an image", async () => {
+    const { fake, turn, attach } = await imageSetup()
+    const ref = await attach(1)
+    fake.script([{ kind: "error", status: 400, message: "Invalid value for messages: unknown role" }])
+    const exit = await Effect.runPromiseExit(turn({ text: "look [Image #1]", images: [ref] }))
+    expect(Exit.isFailure(exit)).toBe(true)
+    expect(fake.requests).toHaveLength(1)
+  })
+
+  it("numbers images per session and never reuses a number", async () => {
+    const { layer } = await imageSetup()
+    const numbers = await Effect.runPromise(
+      Effect.gen(function* () {
+        const first = yield* reserveImageNumber
+        const second = yield* reserveImageNumber
+        const failed = yield* Effect.either(attachImageBytes(Buffer.from("not an image"), "clipboard", second))
+        const third = yield* reserveImageNumber
+        return { first, second, failed: failed._tag, third }
+      }).pipe(Effect.provide(layer))
+    )
+    expect(numbers).toEqual({ first: 1, second: 2, failed: "Left", third: 3 })
   })
 })

@@ -1,4 +1,5 @@
 /** Session export (SPEC S1, seed 003): one self-contained JSON file, images inlined where their bytes exist. */
+import { makeMediaStore } from "../../../src/media/media-store.ts"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
@@ -36,7 +37,7 @@ describe("session export", () => {
       })
     )
     const file = path.join(root, "out", "export.json")
-    const result = await Effect.runPromise(exportSession(doc, mediaDir, file))
+    const result = await Effect.runPromise(exportSession(doc, makeMediaStore(mediaDir), file))
     expect(result).toEqual({ file, missingImages: [missing, changed] })
     expect((await fs.stat(file)).mode & 0o777).toBe(0o600)
     const exported = JSON.parse(await fs.readFile(file, "utf8"))
@@ -58,12 +59,12 @@ describe("session export", () => {
     const doc = store.create({ workspace: "/w", model: "m/m", mode: "work", approval: "default" })
     const notes = path.join(root, "notes.md")
     await fs.writeFile(notes, "precious notes\n")
-    const refused = await Effect.runPromise(Effect.flip(exportSession(doc, path.join(root, "media"), notes)))
+    const refused = await Effect.runPromise(Effect.flip(exportSession(doc, makeMediaStore(path.join(root, "media")), notes)))
     expect(refused.message).toBe(`not exported: ${notes}: it exists and is not a Crystal session export; choose another file (it was left untouched)`)
     expect(await fs.readFile(notes, "utf8")).toBe("precious notes\n")
     const file = path.join(root, "export.json")
-    await Effect.runPromise(exportSession(doc, path.join(root, "media"), file))
-    await Effect.runPromise(exportSession({ ...doc, title: "Again" }, path.join(root, "media"), file))
+    await Effect.runPromise(exportSession(doc, makeMediaStore(path.join(root, "media")), file))
+    await Effect.runPromise(exportSession({ ...doc, title: "Again" }, makeMediaStore(path.join(root, "media")), file))
     expect(JSON.parse(await fs.readFile(file, "utf8")).session.title).toBe("Again")
   })
 })

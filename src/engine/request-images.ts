@@ -1,0 +1,58 @@
+/**
+ * The image bytes a request carries (SPEC I2/I4). Only a model that takes images gets any: for
+ * any other, every image stays its marker text. An image whose media file is missing or altered
+ * is left to its marker too, with one note per image and session (restoring the file repairs the
+ * session: its reference is kept). Images a provider refused earlier are not offered again.
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { MediaStore } from "../media/media-store.ts"
+import { releaseImageMemory } from "../media/release-memory.ts"
+import type { ModelEntry } from "../providers/catalog.ts"
+import type { ImageBytes } from "../providers/model-client.ts"
+import { newItemId } from "../session/ids.ts"
+import type { ImageRef, TranscriptItem } from "../session/items.ts"
+import { Conversation, type ConversationShape } from "./conversation.ts"
+import { Renderer } from "./renderer.ts"
+
+export const imageRefsOf = (item: TranscriptItem): ReadonlyArray<ImageRef> =>
+  item._tag === "user" || item._tag === "tool_result" ? (item.images ?? []) : []
+
+/** Images already noted as unavailable, per conversation: one note each, not one per request. */
+const noted = new WeakMap<ConversationShape, Set<string>>()
+
+const unavailableNote = (ref: ImageRef, why: string): string =>
+  `${ref.marker ?? "An image"} is not sent to the model: ${why}; its marker stays in the conversation (put the file back to send it again)`
+
+export const requestImages = (
+  items: ReadonlyArray<TranscriptItem>,
+  model: ModelEntry
+): Effect.Effect<ReadonlyMap<string, ImageBytes> | undefined, never, MediaStore | Conversation | Renderer> =>
+  Effect.gen(function* () {
+    if (!model.capabilities.imageInput) return undefined
+    const refs = new Map(items.flatMap(imageRefsOf).map((ref) => [ref.sha256, ref] as const))
+    if (refs.size === 0) return undefined
+    const conversation = yield* Conversation
+    const rejected = new Set((yield* conversation.document).rejectedImages ?? [])
+    const media = yield* MediaStore
+    const renderer = yield* Renderer
+    const seen = noted.get(conversation) ?? new Set<string>()
+    noted.set(conversation, seen)
+    const images = new Map<string, ImageBytes>()
+    let bytesRead = 0
+    for (const [sha256, ref] of refs) {
+      if (rejected.has(sha256)) continue
+      const bytes = yield* Effect.either(media.read(sha256))
+      if (Either.isRight(bytes)) {
+        bytesRead += bytes.right.byteLength
+        images.set(sha256, { mime: ref.mime, base64: Buffer.from(bytes.right.buffer, bytes.right.byteOffset, bytes.right.byteLength).toString("base64") })
+      } else if (!seen.has(sha256)) {
+        seen.add(sha256)
+        const note = unavailableNote(ref, bytes.left.message)
+        yield* conversation.append({ _tag: "note", id: newItemId(), text: note })
+        yield* renderer.note(note)
+      }
+    }
+    releaseImageMemory(bytesRead)
+    return images
+  })
