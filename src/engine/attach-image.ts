@@ -9,7 +9,6 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { ImageTooLarge, type MediaError } from "../media/errors.ts"
 import { maxImageBytes, MediaStore } from "../media/media-store.ts"
-import { releaseImageMemory } from "../media/release-memory.ts"
 import { Providers } from "../providers/providers.ts"
 import type { ImageRef } from "../session/items.ts"
 import { Conversation } from "./conversation.ts"
@@ -49,7 +48,6 @@ export const attachImageBytes = (bytes: Uint8Array, source: string, number: numb
   Effect.gen(function* () {
     yield* requireImageModel
     const stored = yield* (yield* MediaStore).put(bytes, source)
-    releaseImageMemory(bytes.byteLength)
     return { sha256: stored.sha256, mime: stored.mime, marker: imageMarker(number) } satisfies ImageRef
   }).pipe(Effect.withSpan("attachImage", { attributes: { source, bytes: bytes.length } }))
 

@@ -7,7 +7,6 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { MediaStore } from "../media/media-store.ts"
-import { releaseImageMemory } from "../media/release-memory.ts"
 import type { ModelEntry } from "../providers/catalog.ts"
 import type { ImageBytes } from "../providers/model-client.ts"
 import { newItemId } from "../session/ids.ts"
@@ -39,20 +38,17 @@ export const requestImages = (
     const seen = noted.get(conversation) ?? new Set<string>()
     noted.set(conversation, seen)
     const images = new Map<string, ImageBytes>()
-    let bytesRead = 0
     for (const [sha256, ref] of refs) {
       if (rejected.has(sha256)) continue
-      const bytes = yield* Effect.either(media.read(sha256))
-      if (Either.isRight(bytes)) {
-        bytesRead += bytes.right.byteLength
-        images.set(sha256, { mime: ref.mime, base64: Buffer.from(bytes.right.buffer, bytes.right.byteOffset, bytes.right.byteLength).toString("base64") })
+      const base64 = yield* Effect.either(media.base64ForRequest(sha256))
+      if (Either.isRight(base64)) {
+        images.set(sha256, { mime: ref.mime, base64: base64.right })
       } else if (!seen.has(sha256)) {
         seen.add(sha256)
-        const note = unavailableNote(ref, bytes.left.message)
+        const note = unavailableNote(ref, base64.left.message)
         yield* conversation.append({ _tag: "note", id: newItemId(), text: note })
         yield* renderer.note(note)
       }
     }
-    releaseImageMemory(bytesRead)
     return images
   })

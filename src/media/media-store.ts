@@ -5,6 +5,7 @@
  * that are not on disk. Reads hash the bytes again: a file changed behind the session's back is
  * reported, never sent. Nothing here deletes media (another session may still refer to it).
  */
+import { createReadStream } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Context from "effect/Context"
@@ -14,6 +15,7 @@ import { writeFileAtomic } from "../files/atomic.ts"
 import { ImageTooLarge, MediaUnavailable, MediaWriteFailed, UnsupportedImage, type MediaError } from "./errors.ts"
 import { imageSize, type ImageSize } from "./image-size.ts"
 import { describeBytes, sniffImage, type ImageMime } from "./image-type.ts"
+import { streamedImageToken } from "./streamed-body.ts"
 
 /** SPEC I4: no image above this enters a session, from any source. */
 export const maxImageBytes = 20 * 1024 * 1024
@@ -37,6 +39,12 @@ export interface MediaStoreShape {
   readonly put: (bytes: Uint8Array, source: string) => Effect.Effect<StoredImage, MediaError>
   /** The bytes of a stored image, only while they still hash to `sha256`. */
   readonly read: (sha256: string) => Effect.Effect<Uint8Array, MediaUnavailable>
+  /**
+   * What a request carries for the image's base64, once the file is known to be intact: the
+   * disk store gives a token that the adapters' fetch replaces by the file's bytes as they stream
+   * (streamed-body.ts), so the image is never held in memory whole; the memory store, the base64.
+   */
+  readonly base64ForRequest: (sha256: string) => Effect.Effect<string, MediaUnavailable>
 }
 
 export const isSha256 = (value: string): boolean => /^[0-9a-f]{64}$/.test(value)
@@ -71,6 +79,25 @@ export const makeMediaStore = (dir: string): MediaStoreShape => {
     return (await sha256Of(bytes)) === sha256 ? bytes : new MediaUnavailable({ sha256, reason: "altered" })
   }
 
+  /** Hashes the file in chunks: checking a 20 MiB image holds 64 KiB of it at a time. */
+  const verifyInPlace = async (sha256: string): Promise<{ readonly file: string; readonly bytes: number } | MediaUnavailable> => {
+    if (!isSha256(sha256)) return new MediaUnavailable({ sha256, reason: "missing" })
+    const file = path.join(dir, sha256)
+    const { createHash } = await import("node:crypto")
+    const hash = createHash("sha256")
+    let bytes = 0
+    try {
+      for await (const chunk of createReadStream(file)) {
+        const piece = chunk as Buffer
+        bytes += piece.length
+        hash.update(piece)
+      }
+    } catch (error) {
+      return new MediaUnavailable({ sha256, reason: (error as NodeJS.ErrnoException).code === "ENOENT" ? "missing" : "unreadable" })
+    }
+    return hash.digest("hex") === sha256 ? { file, bytes } : new MediaUnavailable({ sha256, reason: "altered" })
+  }
+
   const write = (sha256: string, bytes: Uint8Array): Effect.Effect<void, MediaWriteFailed> =>
     Effect.tryPromise({
       try: async () => {
@@ -95,6 +122,11 @@ export const makeMediaStore = (dir: string): MediaStoreShape => {
       Effect.promise(() => readVerified(sha256)).pipe(
         Effect.flatMap((result) => (result instanceof Uint8Array ? Effect.succeed(result) : Effect.fail(result))),
         Effect.withSpan("MediaStore.read")
+      ),
+    base64ForRequest: (sha256) =>
+      Effect.promise(() => verifyInPlace(sha256)).pipe(
+        Effect.flatMap((result) => (result instanceof MediaUnavailable ? Effect.fail(result) : Effect.succeed(streamedImageToken(sha256, result.file, result.bytes)))),
+        Effect.withSpan("MediaStore.base64ForRequest")
       )
   }
 }
@@ -102,6 +134,10 @@ export const makeMediaStore = (dir: string): MediaStoreShape => {
 /** Kept in memory, with the same checks: for tests of what uses images, not of the disk. */
 export const makeMemoryMediaStore = (): MediaStoreShape => {
   const kept = new Map<string, Uint8Array>()
+  const read = (sha256: string): Effect.Effect<Uint8Array, MediaUnavailable> => {
+    const bytes = kept.get(sha256)
+    return bytes === undefined ? Effect.fail(new MediaUnavailable({ sha256, reason: "missing" })) : Effect.succeed(bytes)
+  }
   return {
     dir: "(memory)",
     check: checkImage,
@@ -112,10 +148,8 @@ export const makeMemoryMediaStore = (): MediaStoreShape => {
         kept.set(sha256, Uint8Array.from(bytes))
         return { ...checked, sha256, bytes: bytes.length }
       }),
-    read: (sha256) => {
-      const bytes = kept.get(sha256)
-      return bytes === undefined ? Effect.fail(new MediaUnavailable({ sha256, reason: "missing" })) : Effect.succeed(bytes)
-    }
+    read,
+    base64ForRequest: (sha256) => Effect.map(read(sha256), (bytes) => Buffer.from(bytes).toString("base64"))
   }
 }
 

@@ -27,6 +27,7 @@ import {
 } from "./http-errors.ts"
 import type { ModelClientShape } from "./model-client.ts"
 import { makeStreamingClient, type Env, type FailureState } from "./streaming-client.ts"
+import { withStreamedImages } from "../media/streamed-body.ts"
 
 type AnthropicSdk = typeof import("./anthropic-sdk.ts")
 type SdkApiError = InstanceType<AnthropicSdk["APIError"]>
@@ -74,7 +75,8 @@ const openConnection = async (model: ModelEntry, apiKey: string | undefined): Pr
     // The engine reports errors itself; the SDK must not write to the terminal (nor read ANTHROPIC_LOG).
     logLevel: "off",
     // No spans, no trace headers, and the ANTHROPIC_OPEN_TELEMETRY* variables stay unread.
-    openTelemetry: false
+    openTelemetry: false,
+    fetch: withStreamedImages(fetch)
   })
   return { sdk, client }
 }

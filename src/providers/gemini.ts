@@ -11,6 +11,7 @@ import { makeGeminiStreamDecoder } from "./gemini-decode.ts"
 import { toProviderError } from "./gemini-errors.ts"
 import { geminiRequest } from "./gemini-encode.ts"
 import { makeStreamingClient, newCallId, type Env } from "./streaming-client.ts"
+import { withStreamedImages } from "../media/streamed-body.ts"
 
 type GenAISdk = typeof import("@google/genai/web")
 
@@ -74,7 +75,7 @@ const openConnection = async (model: ModelEntry, apiKey: string | undefined): Pr
           baseUrl,
           apiVersion,
           headers: { ...model.provider.headers },
-          ...(apiKey === undefined ? { fetch: withoutApiKeyHeader } : {})
+          fetch: withStreamedImages(apiKey === undefined ? withoutApiKeyHeader : fetch)
         }
       })
   )

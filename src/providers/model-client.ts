@@ -13,6 +13,10 @@ export interface ToolDefinition {
 /** The bytes behind an ImageRef, looked up by the engine before the request is sent. */
 export interface ImageBytes {
   readonly mime: string
+  /**
+   * The image's base64, or a token standing for it that the adapter's fetch replaces by the media
+   * file's base64 while the body streams (src/media/streamed-body.ts): encoders place it as is.
+   */
   readonly base64: string
 }
 

@@ -25,6 +25,7 @@ import type { ModelClientShape } from "./model-client.ts"
 import { makeOllamaStreamDecoder } from "./ollama-decode.ts"
 import { ollamaRequestBody } from "./ollama-encode.ts"
 import { makeStreamingClient, newCallId, type Env, type FailureState } from "./streaming-client.ts"
+import { withStreamedImages } from "../media/streamed-body.ts"
 
 /** A non-2xx answer, caught in our fetch before the SDK turns it into a bare Error. */
 class OllamaHttpFailure extends Error {
@@ -82,6 +83,8 @@ const headerValue = (headers: Readonly<Record<string, string>>, name: string): s
  * else what its configured headers say, else none (the SDK would add OLLAMA_API_KEY on its own for
  * https://ollama.com).
  */
+const sendWithImages = withStreamedImages(fetch)
+
 const makeFetch =
   (authorization: string | undefined) =>
   async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
@@ -90,7 +93,7 @@ const makeFetch =
     else headers.set("authorization", authorization)
     const ours = requestSignal.getStore()
     const signal = ours === undefined ? init?.signal : init?.signal ? AbortSignal.any([ours, init.signal]) : ours
-    const response = await fetch(input, { ...init, headers, ...(signal ? { signal } : {}) })
+    const response = await sendWithImages(input, { ...init, headers, ...(signal ? { signal } : {}) })
     if (!response.ok) throw new OllamaHttpFailure(response.status, response.headers, await readErrorMessage(response))
     return response.body === null ? response : new Response(guardLastLine(response.body), response)
   }

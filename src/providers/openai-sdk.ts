@@ -16,6 +16,7 @@ import {
   type HttpFailure
 } from "./http-errors.ts"
 import type { Env, FailureState, StreamingAdapter } from "./streaming-client.ts"
+import { withStreamedImages } from "../media/streamed-body.ts"
 
 export type OpenAISdk = typeof import("openai")
 
@@ -65,7 +66,8 @@ const openConnection = async (model: ModelEntry, apiKey: string | undefined): Pr
       ...model.provider.headers
     },
     // The engine reports errors itself; the SDK must not write to the terminal.
-    logLevel: "off"
+    logLevel: "off",
+    fetch: withStreamedImages(fetch)
   })
   return { sdk, client }
 }
