@@ -8,6 +8,9 @@ const argv = process.argv.slice(2)
 
 if (argv.length === 1 && argv[0] === "--version") {
   console.log(pkg.version)
+} else if (argv.length === 1 && argv[0] === "__sandbox-supervisor") {
+  // Crystal itself, inside a session's OS sandbox (src/bash/sandbox-session.ts).
+  void import("./bash/sandbox-supervisor.ts").then((supervisor) => supervisor.runSupervisor())
 } else {
   void import("./cli/entry.ts").then((entry) => entry.main(argv, pkg.version))
 }

@@ -1,11 +1,14 @@
 /// <reference types="bun" />
 /**
- * The OS sandbox's cost per command: the bash tool running a few read-only commands bare and in
- * the sandbox (src/bash/sandbox.ts), interleaved so machine noise hits both alike; medians and
- * their difference per command (target ≤ 5 ms). Then what each group of bwrap options costs, by
- * spawning bwrap directly with fewer of them, against a bare `bash -c` measured in the same loop.
- * Prints the load average too: the figures are wall times, and they grow with the machine's load.
- * Usage: bun scripts/bench/sandbox.ts [--runs N]
+ * The OS sandbox's cost per command: the bash tool running a few read-only commands bare, in the
+ * session's sandbox (one bwrap per session, each command forked inside by the supervisor:
+ * src/bash/sandbox-session.ts) and, for comparison, in a bwrap of its own (the path without a
+ * session's pool), interleaved so machine noise hits all alike; medians and their difference per
+ * command (target ≤ 5 ms). Wall times grow with the machine's load (printed), so the CPU time per
+ * command is measured too, in blocks: this process's own (process.cpuUsage), its reaped children's
+ * and the supervisor's with the commands it reaped (/proc/PID/stat), over every process involved.
+ * `--options` adds what each group of bwrap options costs a bwrap of its own.
+ * Usage: bun scripts/bench/sandbox.ts [--runs N] [--options]
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -14,11 +17,9 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
-import { makePathFence } from "../../src/approval/path-fence.ts"
 import { makeBackgroundBash } from "../../src/bash/background.ts"
-import { bwrapArgs, sandboxStatus } from "../../src/bash/sandbox.ts"
-import { makeBashTools } from "../../src/tools/bash-tools.ts"
-import type { ToolContext } from "../../src/tools/tool.ts"
+import { runForeground } from "../../src/bash/foreground.ts"
+import { bwrapArgs, sandboxStatus, type SandboxRequest } from "../../src/bash/sandbox.ts"
 import { median, ms } from "./measure.ts"
 
 const flag = (name: string, fallback: number): number => {
@@ -26,6 +27,7 @@ const flag = (name: string, fallback: number): number => {
   return index > 0 ? Number(process.argv[index + 1]) : fallback
 }
 const runs = flag("--runs", 100)
+const sign = (value: number): string => `${value >= 0 ? "+" : ""}${ms(value)}`
 
 const status = sandboxStatus()
 if (!status.available) {
@@ -42,18 +44,21 @@ fs.writeFileSync(path.join(workspace, "a.txt"), "alpha\nbeta\n")
 fs.writeFileSync(path.join(workspace, "src", "b.ts"), "export const b = 1\n")
 spawnSync("/bin/bash", ["-c", "git init -q && git add . && git -c user.name=b -c user.email=b@b commit -qm first"], { cwd: workspace })
 
-const bare: ToolContext = { fence: makePathFence(workspace, [{ dir: spillDir, access: "read" }]), sessionId: "bench", spill: () => Effect.succeed(path.join(spillDir, "x")) }
-const sandboxed: ToolContext = { ...bare, spillDir, sandbox: "read-only" }
-
 const scope = Effect.runSync(Scope.make())
 const background = await Effect.runPromise(makeBackgroundBash({ timeoutSeconds: null }).pipe(Effect.provideService(Scope.Scope, scope)))
-const tools = makeBashTools({ background, bashTimeoutSeconds: 120, classifyCommand: () => Effect.die("not classified in the benchmark") })
-
+/** What the bash tool asks for a sandboxed call in this workspace (bash-tools.ts sandboxFor). */
+const request: SandboxRequest = { mode: "read-only", cwd: workspace, readable: [spillDir], writable: [spillDir] }
 const commands = ["cat a.txt", "git log --oneline", "grep -rn alpha .", "ls -l src | wc -l"]
 
-const toolRun = (command: string, context: ToolContext) => async (): Promise<void> => {
-  const output = await Effect.runPromise(tools.bash.run({ command }, context))
-  if (!output.text.startsWith("exit 0\n")) throw new Error(`${command}: ${output.text}`)
+type Variant = "bare" | "session sandbox" | "own bwrap"
+const variants: ReadonlyArray<Variant> = ["bare", "session sandbox", "own bwrap"]
+const sandboxOf = (variant: Variant) =>
+  variant === "bare" ? {} : variant === "session sandbox" ? { sandbox: request, sandboxPool: background.sandbox } : { sandbox: request }
+
+/** One command as the bash tool runs it (runForeground, the tool's timeout), bare or sandboxed. */
+const runOnce = (command: string, variant: Variant) => async (): Promise<void> => {
+  const result = await Effect.runPromise(runForeground({ command, cwd: workspace, timeoutSeconds: 120, ...sandboxOf(variant) }))
+  if (result.outcome._tag !== "Exited" || result.outcome.code !== 0) throw new Error(`${command} (${variant}): ${JSON.stringify(result.outcome)} ${result.output}`)
 }
 
 const time = async (run: () => Promise<void>): Promise<number> => {
@@ -63,29 +68,121 @@ const time = async (run: () => Promise<void>): Promise<number> => {
 }
 
 /** Medians of interleaved runs, the order rotated so no variant always follows another. */
-const interleaved = async (variants: ReadonlyArray<() => Promise<void>>): Promise<Array<number>> => {
-  const times = variants.map(() => [] as Array<number>)
-  for (let index = 0; index < 5; index++) for (const run of variants) await run()
+const interleaved = async (runners: ReadonlyArray<() => Promise<void>>): Promise<Array<number>> => {
+  const times = runners.map(() => [] as Array<number>)
+  for (let index = 0; index < 5; index++) for (const run of runners) await run()
   for (let index = 0; index < runs; index++) {
-    for (let offset = 0; offset < variants.length; offset++) {
-      const at = (index + offset) % variants.length
-      times[at]!.push(await time(variants[at]!))
+    for (let offset = 0; offset < runners.length; offset++) {
+      const at = (index + offset) % runners.length
+      times[at]!.push(await time(runners[at]!))
     }
   }
   return times.map(median)
 }
 
-console.log(`${status.kind} sandbox, bash tool spawn to result (median of ${runs}, interleaved)`)
-const differences: Array<number> = []
-for (const command of commands) {
-  const [plain, boxed] = (await interleaved([toolRun(command, bare), toolRun(command, sandboxed)])) as [number, number]
-  differences.push(boxed - plain)
-  console.log(`  ${command.padEnd(22)} bare ${ms(plain).padStart(8)}  sandboxed ${ms(boxed).padStart(8)}  difference ${ms(boxed - plain).padStart(7)}`)
+/**
+ * `--cpu VARIANT`: only run `cat a.txt` --runs times that way, for an outside CPU count that
+ * follows every process (the sandbox's included), e.g.
+ *   perf stat -r 5 -e task-clock bun scripts/bench/sandbox.ts --cpu session --runs 200
+ * against `--cpu bare` and `--cpu own` (and `--runs 0` for the fixed start-up cost).
+ */
+const cpuOnly = process.argv.indexOf("--cpu")
+if (cpuOnly > 0) {
+  const variant = ({ bare: "bare", session: "session sandbox", own: "own bwrap" } as const)[process.argv[cpuOnly + 1] ?? ""]
+  if (variant === undefined) {
+    console.error("--cpu takes bare, session or own")
+    process.exit(2)
+  }
+  for (let index = 0; index < runs; index++) await runOnce("cat a.txt", variant)()
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+  fs.rmSync(base, { recursive: true, force: true })
+  process.exit(0)
 }
-const cost = median(differences)
-console.log(`  cost per command (median of the differences): ${ms(cost)}  (target ≤ 5 ms: ${cost <= 5 ? "met" : "missed"})`)
 
-if (status.kind === "bwrap") {
+const load = () => os.loadavg().map((value) => value.toFixed(1)).join(" ")
+
+const first = await time(runOnce("cat a.txt", "session sandbox"))
+const second = await time(runOnce("cat a.txt", "session sandbox"))
+console.log(`first sandboxed command of a session (starts bwrap and the supervisor): ${ms(first)}; the next: ${ms(second)}`)
+console.log(`${status.kind} sandbox, bash tool spawn to result (median of ${runs}, interleaved); load average ${load()} on ${os.cpus().length} cores`)
+const differences: Record<Exclude<Variant, "bare">, Array<number>> = { "session sandbox": [], "own bwrap": [] }
+for (const command of commands) {
+  const [plain, session, own] = (await interleaved(variants.map((variant) => runOnce(command, variant)))) as [number, number, number]
+  differences["session sandbox"].push(session - plain)
+  differences["own bwrap"].push(own - plain)
+  console.log(
+    `  ${command.padEnd(22)} bare ${ms(plain).padStart(8)}  session sandbox ${ms(session).padStart(8)} (${sign(session - plain)})  own bwrap ${ms(own).padStart(8)} (${sign(own - plain)})`
+  )
+}
+const cost = median(differences["session sandbox"])
+console.log(`  wall cost per command (median of the differences): session sandbox ${ms(cost)} (target ≤ 5 ms: ${cost <= 5 ? "met" : "missed"}), own bwrap ${ms(median(differences["own bwrap"]))}`)
+
+/**
+ * Where the session sandbox's CPU goes, by process (exact for these two, whatever the load): this
+ * process's own (process.cpuUsage) per command, bare and in the session sandbox, and the
+ * supervisor's own (/proc/PID/stat utime + stime; the commands it runs are its children, not it).
+ */
+const split = async (): Promise<void> => {
+  const count = Math.max(runs, 100)
+  const supervisorCpu = (): number => {
+    const pid = background.sandbox.sandboxes()[0]?.supervisorPid
+    if (pid === undefined) return 0
+    const text = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ")
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  }
+  const host: Record<"bare" | "session sandbox", number> = { bare: 0, "session sandbox": 0 }
+  let supervisor = 0
+  for (let done = 0; done < count; done += 20) {
+    for (const variant of ["bare", "session sandbox"] as const) {
+      const before = process.cpuUsage()
+      const inside = supervisorCpu()
+      for (let index = 0; index < 20; index++) await runOnce("cat a.txt", variant)()
+      const used = process.cpuUsage(before)
+      host[variant] += (used.user + used.system) / 1000
+      if (variant === "session sandbox") supervisor += supervisorCpu() - inside
+    }
+  }
+  console.log(`CPU by process, \`cat a.txt\` (${count} runs each): Crystal itself bare ${ms(host.bare / count)}, with the session sandbox ${ms(host["session sandbox"] / count)}; the supervisor ${ms(supervisor / count)} per command`)
+}
+await split()
+
+/**
+ * CPU time per command: this script again with `--cpu VARIANT`, under `perf stat -e task-clock`,
+ * which counts every process it starts, the sandbox's and the commands' included (an in-process
+ * count misses those no parent waited for). Per command = (cpu(N runs) − cpu(1 run)) / (N − 1);
+ * the session sandbox's one start (bwrap and the supervisor, once per session) = its cpu(1 run)
+ * less the bare one's.
+ */
+const perf = spawnSync("perf", ["--version"]).status === 0
+if (perf) {
+  const cpuRuns = Math.max(runs, 50)
+  const rounds = 3
+  const cpuOf = (variant: "bare" | "session" | "own", count: number): number => {
+    const result = spawnSync("perf", ["stat", "-x", ",", "-e", "task-clock", process.execPath, import.meta.path, "--cpu", variant, "--runs", String(count)], { encoding: "utf8" })
+    const line = result.stderr.split("\n").find((text) => text.includes("task-clock"))
+    if (result.status !== 0 || line === undefined) throw new Error(`perf stat failed: ${result.stderr}`)
+    return Number(line.split(",")[0])
+  }
+  const names = ["bare", "session", "own"] as const
+  const once: Record<(typeof names)[number], Array<number>> = { bare: [], session: [], own: [] }
+  const many: Record<(typeof names)[number], Array<number>> = { bare: [], session: [], own: [] }
+  for (let round = 0; round < rounds; round++) {
+    for (const name of names) {
+      once[name].push(cpuOf(name, 1))
+      many[name].push(cpuOf(name, cpuRuns))
+    }
+  }
+  const perCommand = (name: (typeof names)[number]) => (median(many[name]) - median(once[name])) / (cpuRuns - 1)
+  const [bare, session, own] = names.map(perCommand) as [number, number, number]
+  console.log(`CPU time per command, \`cat a.txt\` (perf stat -e task-clock, every process; medians of ${rounds} runs of ${cpuRuns} commands; load average ${load()})`)
+  console.log(`  bare ${ms(bare)}  session sandbox ${ms(session)} (${sign(session - bare)})  own bwrap ${ms(own)} (${sign(own - bare)})`)
+  console.log(`  the session sandbox's start, once per session: ${ms(median(once.session) - median(once.bare))} of CPU`)
+} else {
+  console.log("CPU time per command: not measured (perf is not installed)")
+}
+
+if (status.kind === "bwrap" && process.argv.includes("--options")) {
   // Which options cost what: bwrap spawned directly, `bash -c true`, against a bare bash in the same loop.
   const request = { mode: "read-only", cwd: workspace, readable: [workspace, spillDir], writable: [spillDir] } as const
   const full = bwrapArgs(request)
@@ -122,7 +219,7 @@ if (status.kind === "bwrap") {
   console.log(`bwrap options, \`bash -c true\` (median of ${runs}, interleaved; bare ${ms(plain)})`)
   for (const [index, [name]] of variants.entries()) console.log(`  ${name.padEnd(30)} +${ms((rest[index] ?? 0) - plain)}`)
   // bwrap starts three processes (monitor, pid 1, the shell): on a loaded machine each waits for a core.
-  console.log(`load average while measuring: ${os.loadavg().map((value) => value.toFixed(1)).join(" ")} on ${os.cpus().length} cores`)
+  console.log(`load average while measuring: ${load()} on ${os.cpus().length} cores`)
 }
 
 await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -35,7 +35,11 @@ const lazyBackgroundBash = (options: BackgroundBashOptions, scope: Scope.Scope):
       // Nothing started yet: no tasks, and no reason to load anything to say so.
       list: Effect.suspend(() => (made === undefined ? Effect.succeed([]) : made.list)),
       logs: (id, request) => on((real) => real.logs(id, request)),
-      stop: (id) => on((real) => real.stop(id))
+      stop: (id) => on((real) => real.stop(id)),
+      sandbox: {
+        spawn: (program, request, command) => on((real) => real.sandbox.spawn(program, request, command)),
+        sandboxes: () => made?.sandbox.sandboxes() ?? []
+      }
     }
   })
 

@@ -25,6 +25,7 @@ import {
 import { killLeftovers, killProcessTree, killProcessTrees } from "./process-tree.ts"
 import { RingBuffer } from "./ring-buffer.ts"
 import type { SandboxRequest } from "./sandbox.ts"
+import { makeSandboxPool, type SandboxPool } from "./sandbox-pool.ts"
 import { spawnShell, type ShellExit } from "./spawn.ts"
 
 
@@ -95,6 +96,8 @@ export interface BackgroundBashShape {
   readonly logs: (id: string, request?: LogRequest) => Effect.Effect<LogSlice, BackgroundBashError>
   /** Kills the task's process tree (SIGTERM, SIGKILL after `graceMs`) and waits until it is dead. */
   readonly stop: (id: string) => Effect.Effect<TaskInfo, BackgroundBashError>
+  /** The session's OS sandboxes, for sandboxed commands (foreground ones too): closed after the tasks were killed. */
+  readonly sandbox: SandboxPool
 }
 
 export interface StartOptions {
@@ -163,6 +166,8 @@ export const makeBackgroundBash = (options: BackgroundBashOptions): Effect.Effec
     const keptFinishedLogs = options.keptFinishedLogs ?? DEFAULT_KEPT_FINISHED_LOGS
     const timeoutSeconds = options.timeoutSeconds
     const kill = { graceMs }
+    // Made before the finalizer below, so closed after it: the tasks get their grace period first.
+    const sandbox = yield* makeSandboxPool({ graceMs })
 
     const tasks = new Map<string, Task>()
     /** Finished tasks still holding their logs, oldest first. */
@@ -266,6 +271,7 @@ export const makeBackgroundBash = (options: BackgroundBashOptions): Effect.Effec
         cwd: startOptions.cwd,
         onOutput: (chunk) => log.write(chunk),
         sandbox: startOptions.sandbox,
+        sandboxPool: sandbox,
         ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),
         ...(options.env === undefined ? {} : { env: options.env }),
         ...(options.shell === undefined ? {} : { shell: options.shell })
@@ -334,6 +340,7 @@ export const makeBackgroundBash = (options: BackgroundBashOptions): Effect.Effec
       status,
       list: Effect.sync(() => [...tasks.values()].map(infoOf)),
       logs,
-      stop
+      stop,
+      sandbox
     } satisfies BackgroundBashShape
   })

@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import { killLeftovers, killProcessTree } from "./process-tree.ts"
 import { incompleteTail, leadingContinuations, RingBuffer } from "./ring-buffer.ts"
 import type { SandboxRequest } from "./sandbox.ts"
+import type { SandboxPool } from "./sandbox-pool.ts"
 import { spawnShell, type ShellExit, type SpawnError } from "./spawn.ts"
 
 export const DEFAULT_CAPTURE_BYTES = 8 * 1024 * 1024
@@ -95,6 +96,8 @@ export interface ForegroundOptions {
   readonly drainMs?: number
   /** See SpawnShellOptions.sandbox. */
   readonly sandbox?: SandboxRequest | undefined
+  /** See SpawnShellOptions.sandboxPool. */
+  readonly sandboxPool?: SandboxPool | undefined
 }
 
 const outcomeOf = (exit: ShellExit): ForegroundOutcome =>
@@ -117,6 +120,7 @@ export const runForeground = (options: ForegroundOptions): Effect.Effect<Foregro
         cwd: options.cwd,
         onOutput: capture.write,
         sandbox: options.sandbox,
+        sandboxPool: options.sandboxPool,
         ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),
         ...(options.env === undefined ? {} : { env: options.env }),
         ...(options.shell === undefined ? {} : { shell: options.shell })

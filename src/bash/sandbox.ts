@@ -10,6 +10,10 @@
  * masking, and where bwrap is missing but Landlock is enabled is rare. A fallback that cannot be
  * tested here would be a promise, not a layer.
  *
+ * A session runs its sandboxed commands in one long-lived bwrap with these arguments
+ * (sandbox-pool.ts, sandbox-session.ts); `sandboxedArgv` is the per-command path, for
+ * sandbox-exec and for callers without a session.
+ *
  * bwrap's processes stay in the caller's process group and session (no `--new-session`), so
  * `kill(-pid)` and the /proc tree walk of process-tree.ts still reach all of them; on top of that
  * `--unshare-pid` kills every process of the sandbox when its first one ends, and

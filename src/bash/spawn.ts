@@ -17,7 +17,14 @@ import { DEFAULT_DRAIN_MS, defaultShell } from "./limits.ts"
 import { redactingSink } from "../session/redact.ts"
 import { prepareContainment, taggedEnvironment } from "./containment.ts"
 import { trackLeader } from "./process-tree.ts"
-import { sandboxedArgv, type SandboxRequest } from "./sandbox.ts"
+import { sandboxedArgv, sandboxStatus, type SandboxRequest } from "./sandbox.ts"
+import { sandboxedEnvironment, type SandboxPool } from "./sandbox-pool.ts"
+
+const definedOnly = (env: NodeJS.ProcessEnv): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value
+  return out
+}
 
 /** The shell could not be started (missing working directory, no shell, too many processes). */
 export class SpawnError extends Schema.TaggedError<SpawnError>()("SpawnError", {
@@ -46,6 +53,12 @@ export interface SpawnShellOptions {
   readonly drainMs?: number
   /** Run inside the OS sandbox (sandbox.ts) when one is available; without one, run as usual. */
   readonly sandbox?: SandboxRequest | undefined
+  /**
+   * The session's long-lived sandboxes (sandbox-pool.ts): with bwrap, a sandboxed command is forked
+   * inside the session's sandbox instead of starting a bwrap of its own. Without a pool (or with
+   * sandbox-exec), each sandboxed command gets its own sandbox.
+   */
+  readonly sandboxPool?: SandboxPool | undefined
 }
 
 export interface ShellProcess {
@@ -66,9 +79,30 @@ export interface ShellProcess {
  * always killed by someone. Its leader is also tracked for the exit hook in process-tree.ts.
  */
 export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProcess, SpawnError> =>
-  Effect.zipRight(prepareContainment, Effect.async<ShellProcess, SpawnError>((resume) => {
+  Effect.zipRight(prepareContainment, Effect.suspend(() => {
     const shell = options.shell ?? defaultShell()
     const { env, tag } = taggedEnvironment(options.env ?? process.env)
+    const status = options.sandbox === undefined || options.sandboxPool === undefined ? undefined : sandboxStatus()
+    if (options.sandbox === undefined || options.sandboxPool === undefined || status?.available !== true || status.kind !== "bwrap") {
+      return spawnOwnProcess(options, shell, env, tag)
+    }
+    // The command waits on its stdin until the host has its host pid (sandbox-supervisor.ts); a
+    // shell that is not let go never runs it.
+    const gated = `read -r _ || exit 126; exec 0</dev/null 2>&1; ${options.command}`
+    return options.sandboxPool.spawn(status.program, options.sandbox, {
+      file: shell,
+      args: ["-c", gated],
+      cwd: options.cwd,
+      env: sandboxedEnvironment(definedOnly(env)),
+      tag,
+      onOutput: options.onOutput,
+      drainMs: options.drainMs
+    })
+  }))
+
+/** The shell as a child of this process: bare, or in a sandbox of its own (sandbox.ts). */
+const spawnOwnProcess = (options: SpawnShellOptions, shell: string, env: NodeJS.ProcessEnv, tag: string): Effect.Effect<ShellProcess, SpawnError> =>
+  Effect.async<ShellProcess, SpawnError>((resume) => {
     const shellArgs = ["-c", `exec 2>&1; ${options.command}`]
     const sandboxed = options.sandbox === undefined ? undefined : sandboxedArgv(options.sandbox, shell, shellArgs)
     const child = spawn(sandboxed?.file ?? shell, sandboxed?.args ?? shellArgs, {
@@ -135,4 +169,4 @@ export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProce
         })
       })
     )
-  }))
+  })

@@ -63,7 +63,8 @@ export const readImageFile = (file: string): Effect.Effect<Uint8Array, ImageRefu
         const { size, isFile } = await handle.stat().then((stat) => ({ size: stat.size, isFile: stat.isFile() }))
         if (!isFile) throw new Error("not a regular file")
         if (size > maxImageBytes) return new ImageTooLarge({ source: file, bytes: size, limit: maxImageBytes })
-        return new Uint8Array(await handle.readFile())
+        // A Buffer is a Uint8Array: no copy (copying 5 MiB through the Uint8Array constructor costs ~20 ms under Bun).
+        return await handle.readFile()
       } finally {
         await handle.close()
       }

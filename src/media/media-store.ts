@@ -83,8 +83,7 @@ export const makeMediaStore = (dir: string): MediaStoreShape => {
   const verifyInPlace = async (sha256: string): Promise<{ readonly file: string; readonly bytes: number } | MediaUnavailable> => {
     if (!isSha256(sha256)) return new MediaUnavailable({ sha256, reason: "missing" })
     const file = path.join(dir, sha256)
-    const { createHash } = await import("node:crypto")
-    const hash = createHash("sha256")
+    const hash = (await import("./hash.ts")).makeSha256()
     let bytes = 0
     try {
       for await (const chunk of createReadStream(file)) {
@@ -95,7 +94,7 @@ export const makeMediaStore = (dir: string): MediaStoreShape => {
     } catch (error) {
       return new MediaUnavailable({ sha256, reason: (error as NodeJS.ErrnoException).code === "ENOENT" ? "missing" : "unreadable" })
     }
-    return hash.digest("hex") === sha256 ? { file, bytes } : new MediaUnavailable({ sha256, reason: "altered" })
+    return hash.hex() === sha256 ? { file, bytes } : new MediaUnavailable({ sha256, reason: "altered" })
   }
 
   const write = (sha256: string, bytes: Uint8Array): Effect.Effect<void, MediaWriteFailed> =>
@@ -145,11 +144,11 @@ export const makeMemoryMediaStore = (): MediaStoreShape => {
       Effect.gen(function* () {
         const checked = yield* checkImage(bytes, source)
         const sha256 = yield* Effect.promise(() => sha256Of(bytes))
-        kept.set(sha256, Uint8Array.from(bytes))
+        kept.set(sha256, bytes.slice())
         return { ...checked, sha256, bytes: bytes.length }
       }),
     read,
-    base64ForRequest: (sha256) => Effect.map(read(sha256), (bytes) => Buffer.from(bytes).toString("base64"))
+    base64ForRequest: (sha256) => Effect.map(read(sha256), (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"))
   }
 }
 

@@ -52,8 +52,7 @@ const splitBody = (body: string): ReadonlyArray<Part> | undefined => {
 }
 
 async function* imageChunks(sha256: string, image: StreamedImage): AsyncGenerator<Uint8Array> {
-  const { createHash } = await import("node:crypto")
-  const hash = createHash("sha256")
+  const hash = (await import("./hash.ts")).makeSha256()
   const handle = await fs.open(image.file, "r")
   try {
     const buffer = Buffer.alloc(chunkBytes)
@@ -69,7 +68,7 @@ async function* imageChunks(sha256: string, image: StreamedImage): AsyncGenerato
       if (sent > image.bytes) break
       yield Buffer.from(chunk.toString("base64"), "latin1")
     }
-    if (sent !== image.bytes || hash.digest("hex") !== sha256) throw new Error(`the media file ${image.file} changed while it was being sent`)
+    if (sent !== image.bytes || hash.hex() !== sha256) throw new Error(`the media file ${image.file} changed while it was being sent`)
   } finally {
     await handle.close()
   }

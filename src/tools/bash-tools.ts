@@ -205,6 +205,7 @@ export const makeBashRunners = (options: Omit<BashToolsOptions, "classifyCommand
           command,
           cwd: context.fence.workspace,
           sandbox,
+          sandboxPool: background.sandbox,
           timeoutSeconds: bashTimeoutSeconds,
           ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
           ...(options.captureBytes === undefined ? {} : { captureBytes: options.captureBytes }),

@@ -16,7 +16,7 @@ import type { PreparedSession } from "../../layers/prepare.ts"
 import type { SessionLocked } from "../session/lock.ts"
 import { Providers } from "../providers/providers.ts"
 import { Conversation } from "../engine/conversation.ts"
-import { runTurn } from "../engine/turn.ts"
+import { runTurn, type UserInput } from "../engine/turn.ts"
 import { saveLateTitle } from "../session/late-title.ts"
 import { selectPromptSet } from "../prompts/sets.ts"
 import { commandEntries, findCommand, parseCommandLine, type CommandContext, type SwitchKind } from "./commands.ts"
@@ -25,6 +25,7 @@ import { makeDialogs } from "./dialogs.ts"
 import { editorKey, editorWith, emptyEditor, type EditorState } from "./editor-state.ts"
 import { layoutEditor, promptMark } from "./editor-view.ts"
 import { appendHistory, historyFile, historyNext, historyPrevious, historyRecord, loadHistory, makeHistory } from "./history.ts"
+import { makeImageInput } from "./image-input.ts"
 import { decodeKeys, type Key } from "./keys.ts"
 import { recap } from "./recap.ts"
 import { Screen, type LiveFrame } from "./screen.ts"
@@ -65,7 +66,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
     let commandRunning = false
     let turnStarted = 0
     let tick = 0
-    const queue: Array<string> = []
+    const queue: Array<UserInput> = []
     let lastCtrlC = 0
     let files: ReadonlyArray<string> | undefined
     let historyPath = historyFile(prepared.paths.home, workspace)
@@ -80,6 +81,18 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       runningTasks: 0
     }
 
+    // Its callbacks reach what is defined further down, once a paste runs.
+    const imageInput = makeImageInput({
+      services: () => session().services,
+      editor: () => editor,
+      setEditor: (next) => setEditor(next),
+      replay: (key) => {
+        if (!exiting) editKey(key)
+      },
+      note: (message) => commit([palette.yellow(message)]),
+      render: () => render()
+    })
+
     const frame = (): LiveFrame => {
       const width = terminal.columns() - 1
       const above: Array<string> = []
@@ -87,7 +100,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
         const seconds = Math.floor((Date.now() - turnStarted) / 1000)
         above.push(`${palette.cyan(spinner[tick % spinner.length] ?? "")} ${activity ?? palette.dim("working…")} ${palette.dim(`${seconds} s · Ctrl+C cancels`)}`)
       } else if (activity !== undefined) above.push(activity)
-      for (const queued of queue) above.push(palette.dim(clipText(`queued: ${queued.replace(/\n/g, " ")}`, width)))
+      for (const queued of queue) above.push(palette.dim(clipText(`queued: ${queued.text.replace(/\n/g, " ")}`, width)))
       const layout =
         editor.text === ""
           ? { rows: [`${promptMark}${palette.dim("Ask anything · / commands · @ files · Shift+Enter new line")}`], cursorRow: 0, cursorColumn: promptMark.length }
@@ -100,6 +113,8 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
           below.push(index === completion?.selected ? `${palette.cyan("›")} ${palette.bold(line)}` : `  ${palette.dim(line)}`)
         })
       }
+      const attaching = imageInput.status()
+      if (attaching !== undefined) below.push(palette.dim(clipText(`${attaching} · Ctrl+C cancels`, width)))
       if (hint !== undefined && hint.until > Date.now()) below.push(palette.yellow(hint.text))
       below.push(palette.dim(statusLine(status, width)))
       // Wrapped here, so the cursor's row is known whatever the width.
@@ -213,6 +228,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
     const exit = () => {
       if (exiting) return
       exiting = true
+      imageInput.cancel()
       const running = turn
       if (running === undefined) finish(0)
       else void Effect.runPromise(Fiber.interrupt(running)).then(() => finish(0))
@@ -274,7 +290,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
     /** The next queued prompt or command, once nothing runs. */
     const runQueued = () => {
       const next = queue.shift()
-      if (next !== undefined && !exiting) submit(next, true)
+      if (next !== undefined && !exiting) submit(next.text, next.images, true)
       else render()
     }
 
@@ -303,11 +319,11 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
         Effect.forkIn(appScope)
       )
 
-    const startTurn = (text: string) => {
+    const startTurn = (input: UserInput) => {
       const running = session()
       const id = current().document.id
       runBusy(
-        runTurn(text, { maxSteps: current().maxSteps, maxRetryWaitSeconds: current().config.retry?.maxWaitSeconds }).pipe(
+        runTurn(input, { maxSteps: current().maxSteps, maxRetryWaitSeconds: current().config.retry?.maxWaitSeconds }).pipe(
           Effect.tap((outcome) => (outcome._tag === "Answered" ? nameInBackground(running, id) : Effect.void)),
           Effect.catchAll((error) => view.failed(error.message)),
           Effect.onInterrupt(() => Effect.sync(view.interrupted))
@@ -356,22 +372,22 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       return true
     }
 
-    /** A prompt or command from the editor (or the queue). */
-    const submit = (text: string, fromQueue = false) => {
+    /** A prompt or command from the editor (or the queue), with the images of its markers. */
+    const submit = (text: string, images: UserInput["images"] = [], fromQueue = false) => {
       if (text.trim() === "") return
       if (!fromQueue) {
         history = historyRecord(history, text)
         void appendHistory(historyPath, workspace, text)
       }
       if (turn !== undefined || commandRunning) {
-        queue.push(text)
+        queue.push({ text, images })
         render()
         return
       }
       const lines = text.split("\n")
       commit(lines.map((line, index) => (index === 0 ? palette.bold(`${promptMark}${line}`) : palette.bold(`  ${line}`))))
       if (text.startsWith("/") && runCommand(text)) return
-      startTurn(text)
+      startTurn({ text, images })
       render()
     }
 
@@ -391,10 +407,15 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
 
     const setEditor = (next: EditorState) => {
       editor = next
+      imageInput.keepOnly(next)
       updateCompletion()
     }
 
     const onKey = (key: Key) => {
+      if (!imageInput.take(key)) editKey(key)
+    }
+
+    const editKey = (key: Key) => {
       if (key.type === "ctrl" && key.letter === "c") {
         if (turn !== undefined) {
           cancelTurn()
@@ -453,10 +474,12 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
         case "Edited":
           setEditor(result.state)
           return
-        case "Submit":
+        case "Submit": {
+          const images = imageInput.imagesOf(editor)
           setEditor(emptyEditor)
-          submit(result.text)
+          submit(result.text, images)
           return
+        }
         case "HistoryPrevious": {
           const previous = historyPrevious(history, editor.text)
           if (previous !== undefined) {

@@ -65,7 +65,8 @@ const helpCommand: SlashCommand = {
       }),
       "",
       context.palette.dim("  Enter sends · Shift+Enter, Alt+Enter, Ctrl+J or a trailing \\ adds a line · Up/Down: history"),
-      context.palette.dim("  Tab completes /commands and @files · Esc clears · Ctrl+C cancels a turn, twice on an empty prompt leaves · Ctrl+D leaves")
+      context.palette.dim("  Tab completes /commands and @files · Esc clears · Ctrl+C cancels a turn, twice on an empty prompt leaves · Ctrl+D leaves"),
+      context.palette.dim("  Ctrl+V (or Alt+V) pastes the clipboard's image as [Image #N] · dropping an image file attaches it")
     )
 }
 

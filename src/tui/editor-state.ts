@@ -10,6 +10,8 @@ export interface AtomicSpan {
   /** [start, end) in the text. */
   readonly start: number
   readonly end: number
+  /** What the span stands for, to its owner (the attached image of a marker). */
+  readonly id?: number
 }
 
 export interface EditorState {
@@ -34,7 +36,7 @@ export const moveTo = (state: EditorState, target: number): EditorState => {
 }
 
 /** Replaces [from, to) with `text` (widened to whole spans it touches) and puts the cursor after it. */
-export const replaceRange = (state: EditorState, from: number, to: number, text: string, atomic = false): EditorState => {
+export const replaceRange = (state: EditorState, from: number, to: number, text: string, atomic: boolean | { readonly id: number } = false): EditorState => {
   let start = Math.min(from, to)
   let end = Math.max(from, to)
   for (const span of state.spans) {
@@ -47,17 +49,18 @@ export const replaceRange = (state: EditorState, from: number, to: number, text:
   const spans: Array<AtomicSpan> = []
   for (const span of state.spans) {
     if (span.end <= start) spans.push(span)
-    else if (span.start >= end) spans.push({ start: span.start + delta, end: span.end + delta })
+    else if (span.start >= end) spans.push({ ...span, start: span.start + delta, end: span.end + delta })
   }
-  if (atomic && text !== "") spans.push({ start, end: start + text.length })
+  if (atomic !== false && text !== "") spans.push({ start, end: start + text.length, ...(atomic === true ? {} : { id: atomic.id }) })
   spans.sort((a, b) => a.start - b.start)
   return { text: state.text.slice(0, start) + text + state.text.slice(end), cursor: start + text.length, spans }
 }
 
 export const insertText = (state: EditorState, text: string): EditorState => replaceRange(state, state.cursor, state.cursor, text)
 
-/** Inserts text the cursor and deletions treat as one character (for media markers). */
-export const insertAtomic = (state: EditorState, text: string): EditorState => replaceRange(state, state.cursor, state.cursor, text, true)
+/** Inserts text the cursor and deletions treat as one character (for media markers); `id` names what it stands for. */
+export const insertAtomic = (state: EditorState, text: string, id?: number): EditorState =>
+  replaceRange(state, state.cursor, state.cursor, text, id === undefined ? true : { id })
 
 const isWordChar = (char: string | undefined): boolean => char !== undefined && /[\p{L}\p{N}_]/u.test(char)
 

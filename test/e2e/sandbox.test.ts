@@ -35,6 +35,24 @@ describe.skipIf(!usable)(`the OS sandbox in crystal run${skipped}`, () => {
     expect(outputs(read.stdout)).toEqual(["exit 0\nhello\nread-only"])
     expect(read.stdout + read.stderr).not.toContain("no OS sandbox")
 
+    // One sandbox for the session, with the binary itself as its supervisor (pid 2 inside): each
+    // command is a new process in it, where a bwrap of its own would make every shell pid 2.
+    const pid = "cat notes.txt; echo $$"
+    fake.script([
+      { toolCalls: [{ name: "bash", arguments: { command: pid } }] },
+      { toolCalls: [{ name: "bash", arguments: { command: pid } }] },
+      { text: "done" }
+    ])
+    const twice = await runCrystal(sandbox, ["run", "--format", "json", "--approval", "default", "look twice"])
+    expect(twice.code).toBe(0)
+    const pids = outputs(twice.stdout).map((text) => {
+      expect(text).toMatch(/^exit 0\nhello\n\d+$/)
+      return Number(text.split("\n")[2])
+    })
+    expect(pids).toHaveLength(2)
+    expect(pids[0]).toBeGreaterThan(2)
+    expect(pids[1]).toBeGreaterThan(pids[0] ?? 0)
+
     fake.script([{ toolCalls: [{ name: "bash", arguments: { command: `touch made.txt; ${probe}` } }] }, { text: "done" }])
     const write = await runCrystal(sandbox, ["run", "--format", "json", "--approval", "full", "make it"])
     expect(outputs(write.stdout)).toEqual(["exit 0\nhello\nwritable"])

@@ -101,6 +101,27 @@ describe("editor state", () => {
       expect(edited.state.spans).toEqual([{ start: 6, end: 16 }])
       expect(type(moveTo(withMarker, 14), "\x1b[D\x1b[3~").state.text).toBe("see  here")
     })
+
+    it("keeps each span's id through edits around it, and word motions and deletions never split one", () => {
+      const two = insertAtomic(insertText(insertAtomic(editorWith("a "), "[Image #1]", 1), " b "), "[Image #2]", 2)
+      const typedBefore = type(moveTo(two, 0), "xy")
+      expect(typedBefore.state.spans).toEqual([
+        { start: 4, end: 14, id: 1 },
+        { start: 17, end: 27, id: 2 }
+      ])
+      // Alt+B from the end stops at the marker's start, never inside it.
+      expect(show(type(two, "\x1bb").state)).toBe("a [Image #1] b |[Image #2]")
+      // Ctrl+W deletes the marker whole, and only the marker.
+      const wiped = type(two, "\x17").state
+      expect([wiped.text, wiped.spans]).toEqual(["a [Image #1] b ", [{ start: 2, end: 12, id: 1 }]])
+      // Home, then Right across the first marker: one step.
+      expect(show(type(two, "\x01\x1b[C\x1b[C\x1b[C").state)).toBe("a [Image #1]| b [Image #2]")
+    })
+
+    it("treats typed text that spells a marker as plain text", () => {
+      const typed = type(emptyEditor, "[Image #3]\x7f").state
+      expect([typed.text, typed.spans]).toEqual(["[Image #3", []])
+    })
   })
 })
 
