@@ -8,7 +8,7 @@ import * as Option from "effect/Option"
 import type { ApprovalMode } from "../src/approval/policy.ts"
 import { ConfigError, type NoModelConfigured } from "../src/config/errors.ts"
 import { realDirectory, type DirectoryError } from "../src/files/directories.ts"
-import { removeOrphanedTemps } from "../src/files/orphaned-temps.ts"
+import { scheduleOrphanedTempRemoval } from "../src/files/orphaned-temps.ts"
 import { loadConfig } from "../src/config/load.ts"
 import { makeCrystalPaths, type CrystalPaths } from "../src/config/paths.ts"
 import { configDefaults, type Config } from "../src/config/schema.ts"
@@ -115,8 +115,8 @@ export const prepareSession = (
     const config = loaded.config
     const disabledTools = yield* validateDisabledTools(flags.disableTool, providedToolNames)
     const store = makeSessionStore(initialPaths.sessionsDir)
-    // Not awaited: it never fails, and the first request need not wait for a directory scan.
-    void removeOrphanedTemps([initialPaths.sessionsDir, initialPaths.home])
+    // Off the first request's way: a folder scan that grows with the number of sessions.
+    scheduleOrphanedTempRemoval([initialPaths.sessionsDir, initialPaths.home])
     const earlier = yield* findSession(store, flags, startDir)
     const workspace = Option.isSome(earlier) ? yield* realDirectory(earlier.value.workspace, "the session's workspace") : startDir
     const paths = workspace === startDir ? initialPaths : makeCrystalPaths(workspace, env)

@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { approvalModeMeanings, type ApprovalMode } from "../approval/policy.ts"
 import type { AccessGrant, Mode } from "../session/document.ts"
 import type { InstructionFile } from "./instructions.ts"
+import { localFields } from "./local-clock.ts"
 import type { PlaceholderValues } from "./placeholders.ts"
 
 export interface SessionFacts {
@@ -27,16 +28,18 @@ export interface SessionFacts {
 
 const pad = (value: number): string => String(value).padStart(2, "0")
 
-/** Local time with a numeric offset: 2026-11-30T14:05:09+01:00. */
+const dateOf = (shifted: Date): string => `${shifted.getUTCFullYear()}-${pad(shifted.getUTCMonth() + 1)}-${pad(shifted.getUTCDate())}`
+
+/** Local time with a numeric offset: 2026-11-30T14:05:09+01:00 (local-clock.ts says why not Date's local fields). */
 export const localTime = (now: Date): string => {
-  const offset = -now.getTimezoneOffset()
+  const { shifted, offsetMinutes: offset } = localFields(now)
   const sign = offset >= 0 ? "+" : "-"
   const hours = pad(Math.floor(Math.abs(offset) / 60))
   const minutes = pad(Math.abs(offset) % 60)
-  return `${localDate(now)}T${pad(now.getHours())}:${pad(now.getMinutes())}:${pad(now.getSeconds())}${sign}${hours}:${minutes}`
+  return `${dateOf(shifted)}T${pad(shifted.getUTCHours())}:${pad(shifted.getUTCMinutes())}:${pad(shifted.getUTCSeconds())}${sign}${hours}:${minutes}`
 }
 
-export const localDate = (now: Date): string => `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`
+export const localDate = (now: Date): string => dateOf(localFields(now).shifted)
 
 const osNames: Readonly<Record<string, string>> = { darwin: "macOS", linux: "Linux", win32: "Windows", freebsd: "FreeBSD" }
 

@@ -6,10 +6,15 @@
  * which is then imported here and nowhere on Bun's path.
  */
 
+import { createRequire } from "node:module"
+
 type Measure = (text: string) => number
 
 const bun = (globalThis as { readonly Bun?: { readonly stringWidth: Measure } }).Bun
-const measure: Measure = bun !== undefined ? (text) => bun.stringWidth(text) : (await import("string-width")).default
+// Loaded with require (Node 20.19+ requires ES modules), not a top-level await: one top-level
+// await anywhere makes Bun split the binary's start-up code into ~20 chunks (docs/startup.md).
+const measure: Measure =
+  bun !== undefined ? (text) => bun.stringWidth(text) : (createRequire(import.meta.url)("string-width") as { readonly default: Measure }).default
 
 const ansiPattern = /\x1b\[[0-9;?]*[A-Za-z]/g
 const ansiSplit = /(\x1b\[[0-9;?]*[A-Za-z])/

@@ -77,6 +77,11 @@ export const runCrystal = (sandbox: Sandbox, args: ReadonlyArray<string>, option
     child.on("error", reject)
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
     if (child.pid !== undefined) options.onSpawn?.(child.pid)
+    // A run that ends before reading its input (a bad flag) may close the pipe before this write
+    // lands, on a loaded machine: that EPIPE is the run's business, its exit code tells.
+    child.stdin.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") reject(error)
+    })
     child.stdin.end(options.stdin ?? "")
   })
 
