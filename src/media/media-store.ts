@@ -11,7 +11,7 @@ import * as path from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { writeFileAtomic } from "../files/atomic.ts"
+import { stageFile } from "../files/atomic.ts"
 import { ImageTooLarge, MediaUnavailable, MediaWriteFailed, UnsupportedImage, type MediaError } from "./errors.ts"
 import { imageSize, type ImageSize } from "./image-size.ts"
 import { describeBytes, sniffImage, type ImageMime } from "./image-type.ts"
@@ -97,12 +97,20 @@ export const makeMediaStore = (dir: string): MediaStoreShape => {
     return hash.hex() === sha256 ? { file, bytes } : new MediaUnavailable({ sha256, reason: "altered" })
   }
 
-  const write = (sha256: string, bytes: Uint8Array): Effect.Effect<void, MediaWriteFailed> =>
+  /**
+   * The bytes go to disk (a staged temp file, fsynced) while their hash is computed; the file then
+   * takes its name, unless an intact copy is already kept.
+   */
+  const keep = (bytes: Uint8Array): Effect.Effect<string, MediaWriteFailed> =>
     Effect.tryPromise({
       try: async () => {
         await ensureDir()
-        // Same content already kept (and intact): nothing to write. A damaged copy is replaced.
-        if (!((await readVerified(sha256)) instanceof Uint8Array)) await writeFileAtomic(path.join(dir, sha256), bytes, { mode: 0o600 })
+        const { sha256Of: hashNow } = await import("./hash.ts")
+        const file = await stageFile(dir, bytes, { mode: 0o600, whileWriting: () => hashNow(bytes) })
+        const sha256 = file.result
+        if ((await readVerified(sha256)) instanceof Uint8Array) await file.discard()
+        else await file.commit(path.join(dir, sha256))
+        return sha256
       },
       catch: (error) => new MediaWriteFailed({ message: `cannot keep the image in ${dir} (${errorText(error)})` })
     })
@@ -113,8 +121,7 @@ export const makeMediaStore = (dir: string): MediaStoreShape => {
     put: (bytes, source) =>
       Effect.gen(function* () {
         const checked = yield* checkImage(bytes, source)
-        const sha256 = yield* Effect.promise(() => sha256Of(bytes))
-        yield* write(sha256, bytes)
+        const sha256 = yield* keep(bytes)
         return { ...checked, sha256, bytes: bytes.length }
       }).pipe(Effect.withSpan("MediaStore.put")),
     read: (sha256) =>
