@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { DEFAULT_GRACE_MS } from "./limits.ts"
 import { bwrapArgs, type SandboxRequest } from "./sandbox.ts"
-import { SandboxBroken, SessionSandbox, type SandboxedCommand } from "./sandbox-session.ts"
+import { SandboxBroken, SessionSandbox, supervisorDirs, type SandboxedCommand } from "./sandbox-session.ts"
 import { SpawnError, type ShellProcess } from "./spawn.ts"
 
 export interface SandboxPool {
@@ -71,7 +71,7 @@ export const makeSandboxPool = (options: SandboxPoolOptions = {}): Effect.Effect
     const attempt = (program: string, request: SandboxRequest, command: SandboxedCommand) =>
       Effect.suspend(() => {
         if (closing) return Effect.fail(new SpawnError({ message: "the session is closing; no sandboxed command can start" }))
-        const args = bwrapArgs(request)
+        const args = bwrapArgs({ ...request, readable: [...request.readable, ...supervisorDirs()] })
         const sandbox = sandboxFor(program, argsKey(args), args)
         return sandbox.spawn(command).pipe(
           Effect.tapError((error) =>

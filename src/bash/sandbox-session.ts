@@ -47,6 +47,23 @@ export const supervisorCommand = (): { readonly file: string; readonly args: Rea
   return { file: bun, args: [main, "__sandbox-supervisor"] }
 }
 
+/**
+ * The directories the supervisor runs from (the binary's, or the repository and its Bun): they must
+ * stay visible inside the sandbox when they lie under a masked directory, e.g. a checkout in /tmp.
+ */
+export const supervisorDirs = (): ReadonlyArray<string> => {
+  const { file, args } = supervisorCommand()
+  const real = (target: string): string => {
+    try {
+      return fs.realpathSync(target)
+    } catch {
+      return target
+    }
+  }
+  const main = args.length > 1 ? args[0] : undefined
+  return [...new Set([path.dirname(real(file)), ...(main === undefined ? [] : [path.dirname(path.dirname(real(main)))])])]
+}
+
 const readText = (file: string): string | undefined => {
   try {
     return fs.readFileSync(file, "latin1")
