@@ -252,7 +252,13 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     terminal.press("Enter")
     await terminal.waitFor(/queued: second/)
     await terminal.waitFor(/Second reply\./)
-    const users = (await userItems(sandbox)).filter((item) => item["_tag"] === "user").map((item) => item["text"])
+    // The session is written behind the turn: the screen can show the answer before the file has it.
+    const usersSaved = async () => (await userItems(sandbox)).filter((item) => item["_tag"] === "user").map((item) => item["text"])
+    let users = await usersSaved()
+    for (let waited = 0; users.length < 2 && waited < 5000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      users = await usersSaved()
+    }
     expect(users).toEqual(["first", "second"])
   })
 
