@@ -45,15 +45,23 @@ export const requireImageModel: Effect.Effect<void, ImageRefused, Providers> = E
   }
 })
 
-/** Keeps `bytes` and returns the reference for marker `number` (reserved by the caller). */
-export const attachImageBytes = (bytes: Uint8Array, source: string, number: number) =>
+/**
+ * Fits `bytes` to the active model's limits and keeps them, for marker `number` (reserved by the
+ * caller): the one way an image enters a session, from a paste, a file or a tool.
+ */
+export const keepImage = (bytes: Uint8Array, source: string, number: number) =>
   Effect.gen(function* () {
     yield* requireImageModel
     const { entry } = (yield* Providers).current()
     const fitted = yield* fitImage(bytes, source, { model: entry.ref, limits: imageLimitsOf(entry) })
     const stored = yield* (yield* MediaStore).put(fitted.bytes, source)
-    return { sha256: stored.sha256, mime: stored.mime, marker: imageMarker(number) } satisfies ImageRef
+    const ref: ImageRef = { sha256: stored.sha256, mime: stored.mime, marker: imageMarker(number) }
+    return { ref, size: stored.size, resizedFrom: fitted.resizedFrom, model: entry.ref }
   }).pipe(Effect.withSpan("attachImage", { attributes: { source, bytes: bytes.length } }))
+
+/** Keeps `bytes` and returns the reference for marker `number` (reserved by the caller). */
+export const attachImageBytes = (bytes: Uint8Array, source: string, number: number) =>
+  Effect.map(keepImage(bytes, source, number), (kept) => kept.ref)
 
 /**
  * An image file the operator named (`--image`, a dropped path): its size is checked before it

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { Config } from "../config/schema.ts"
 import { fitImage } from "../media/image-fit.ts"
-import type { MediaStoreShape } from "../media/media-store.ts"
+import { MediaStore, type MediaStoreShape } from "../media/media-store.ts"
 import { bindPlaceholders } from "../prompts/placeholders.ts"
 import type { PromptResolverShape } from "../prompts/prompt-resolver.ts"
 import { checkBaseURL } from "../providers/base-url.ts"
@@ -22,7 +22,7 @@ import { makeModelClient } from "../providers/registry.ts"
 import { newItemId } from "../session/ids.ts"
 import { ToolError } from "../tools/tool.ts"
 import type { ToolImages } from "../tools/tool-images.ts"
-import { imageMarker, requireImageModel, reserveImageNumber } from "./attach-image.ts"
+import { keepImage, reserveImageNumber } from "./attach-image.ts"
 import { Conversation, type ConversationShape } from "./conversation.ts"
 import { sideRequest } from "./side-request.ts"
 
@@ -43,21 +43,10 @@ export const defaultImageQuestion = "everything visible: text, UI elements, erro
 
 export const makeToolImages = (deps: ToolImagesDeps): ToolImages => {
   const attach: ToolImages["attach"] = (bytes, source) =>
-    Effect.gen(function* () {
-      const number = yield* reserveImageNumber
-      yield* requireImageModel
-      const { entry } = deps.providers.current()
-      const fitted = yield* fitImage(bytes, source, { model: entry.ref, limits: imageLimitsOf(entry) })
-      const stored = yield* deps.media.put(fitted.bytes, source)
-      return {
-        ref: { sha256: stored.sha256, mime: stored.mime, marker: imageMarker(number) },
-        size: stored.size,
-        resizedFrom: fitted.resizedFrom,
-        model: entry.ref
-      }
-    }).pipe(
+    Effect.flatMap(reserveImageNumber, (number) => keepImage(bytes, source, number)).pipe(
       Effect.provideService(Conversation, deps.conversation),
       Effect.provideService(Providers, deps.providers),
+      Effect.provideService(MediaStore, deps.media),
       Effect.mapError(asToolError),
       Effect.withSpan("ToolImages.attach")
     )

@@ -4,10 +4,9 @@
  * A full collection every few MiB sent (Bun only; a few ms) keeps the garbage small.
  * Measured by scripts/bench/images.ts.
  */
-const threshold = 4 * 1024 * 1024
-
 type WithGc = { readonly Bun?: { readonly gc: (force: boolean) => void } }
 
-export const releaseImageMemory = (bytesHandled: number): void => {
-  if (bytesHandled >= threshold) (globalThis as WithGc).Bun?.gc(true)
+export const releaseImageMemory = (): void => {
+  const bun = (globalThis as WithGc).Bun
+  bun?.gc(true)
 }

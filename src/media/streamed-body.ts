@@ -64,7 +64,7 @@ async function* imageChunks(sha256: string, image: StreamedImage): AsyncGenerato
       hash.update(chunk)
       sent += bytesRead
       // Each chunk's base64 is garbage once sent; collect it every few MiB, or it piles up.
-      if (sent % collectEvery < bytesRead) releaseImageMemory(collectEvery)
+      if (sent % collectEvery < bytesRead) releaseImageMemory()
       if (sent > image.bytes) break
       yield Buffer.from(chunk.toString("base64"), "latin1")
     }

@@ -6,23 +6,15 @@
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { jsonLines, makeSandbox, runCrystal, sessionFiles, writeLocalConfig, type CrystalResult, type Sandbox } from "../support/crystal.ts"
 import { protocols } from "../support/fake-llm/protocols.ts"
 import type { RecordedRequest } from "../support/fake-llm/recorded-request.ts"
 import type { StaticReply } from "../support/fake-llm/reply.ts"
-import { startFakeLlm, type FakeLlm } from "../support/fake-llm/server.ts"
+import type { FakeLlm } from "../support/fake-llm/server.ts"
+import { useFakeServers } from "../support/fake-servers.ts"
 
-const servers: Array<FakeLlm> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()))
-})
-
-const fakeServer = async (): Promise<FakeLlm> => {
-  const fake = await startFakeLlm()
-  servers.push(fake)
-  return fake
-}
+const fakeServer = useFakeServers()
 
 /** What a stack trace or an unhandled defect leaves in the output. */
 const traceMarks: ReadonlyArray<RegExp> = [

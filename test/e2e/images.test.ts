@@ -6,22 +6,14 @@
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type { Protocol } from "../../src/config/schema.ts"
 import { makeSandbox, readSession, runCrystal, sessionFiles, writeLocalConfig, type Sandbox } from "../support/crystal.ts"
-import { startFakeLlm, type FakeLlm } from "../support/fake-llm/server.ts"
+import type { FakeLlm } from "../support/fake-llm/server.ts"
+import { useFakeServers } from "../support/fake-servers.ts"
 import { makePng } from "../support/images.ts"
 
-const servers: Array<FakeLlm> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()))
-})
-
-const fakeServer = async (): Promise<FakeLlm> => {
-  const fake = await startFakeLlm()
-  servers.push(fake)
-  return fake
-}
+const fakeServer = useFakeServers()
 
 /** Where each protocol's request carries a user image, as a JSON path of the string holding its base64. */
 const protocolCases: ReadonlyArray<readonly [Protocol, (url: string) => string, RegExp]> = [

@@ -4,20 +4,12 @@
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { jsonLines, makeSandbox, readSession, runCrystal, sessionFiles, writeLocalConfig } from "../support/crystal.ts"
-import { startFakeLlm, type FakeLlm } from "../support/fake-llm/server.ts"
+import type { FakeLlm } from "../support/fake-llm/server.ts"
+import { useFakeServers } from "../support/fake-servers.ts"
 
-const servers: Array<FakeLlm> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()))
-})
-
-const fakeServer = async (): Promise<FakeLlm> => {
-  const fake = await startFakeLlm()
-  servers.push(fake)
-  return fake
-}
+const fakeServer = useFakeServers()
 
 /** Workspace instructions the reviewer must never see. */
 const marker = "AGENTS-MARKER-review-e2e-5c1d"
