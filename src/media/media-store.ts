@@ -108,7 +108,7 @@ export const makeMediaStore = (dir: string): MediaStoreShape => {
         const { sha256Of: hashNow } = await import("./hash.ts")
         const file = await stageFile(dir, bytes, { mode: 0o600, whileWriting: () => hashNow(bytes) })
         const sha256 = file.result
-        if (!((await verifyInPlace(sha256)) instanceof MediaUnavailable)) await file.discard()
+        if ((await readVerified(sha256)) instanceof Uint8Array) await file.discard()
         else await file.commit(path.join(dir, sha256))
         return sha256
       },
