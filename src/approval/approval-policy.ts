@@ -109,6 +109,8 @@ export class ApprovalPolicy extends Context.Tag("crystal/ApprovalPolicy")<Approv
           const decision = decide(request.approval, facts)
           if (decision._tag === "Deny") return { _tag: "Refuse", by: "policy", text: `Denied: ${c.summary}. ${decision.reason}.` } as const
           if (decision._tag === "Allow") return { _tag: "Run", by: "policy" } as const
+          // A prompt requirement is a person's answer each time: no session grant or reviewer stands in for it.
+          if (c.ask === true) return { _tag: "Ask", review: undefined } as const
           if (c.grantKey !== undefined && (yield* Ref.get(sessionGrants)).has(c.grantKey)) return { _tag: "Run", by: "session" } as const
           if (request.approval !== "review") return { _tag: "Ask", review: undefined } as const
           const result = yield* review(request)

@@ -34,6 +34,12 @@ export interface Classification {
    * protected-files.ts). Such a write asks even in the edit and full approval modes.
    */
   readonly protectedWrite?: string | undefined
+  /**
+   * A prompt requirement: the call asks the operator wherever the mode would let it run unasked,
+   * an allow-for-this-session answer and review mode's reviewer included. Set by a tool's author
+   * (`"approval": "always"`) or an approval hook; forbidden calls and plan mode still refuse.
+   */
+  readonly ask?: true | undefined
 }
 
 const riskOrder: ReadonlyArray<Risk> = ["low", "medium", "high", "forbidden"]

@@ -37,6 +37,11 @@ const writesOutside = (c: Classification): boolean =>
   c.authority !== "read" && (c.scope === "outside" || c.paths.some((path) => path.access === "write" && path.scope === "outside"))
 
 export const decide = (mode: ApprovalMode, facts: CallFacts): Decision => {
+  const decision = decideByMode(mode, facts)
+  return decision._tag === "Allow" && facts.classification.ask === true ? ask : decision
+}
+
+const decideByMode = (mode: ApprovalMode, facts: CallFacts): Decision => {
   const c = facts.classification
   if (c.risk === "forbidden") return { _tag: "Deny", reason: `forbidden: ${c.summary}` }
   switch (mode) {

@@ -1,4 +1,7 @@
+import * as os from "node:os"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
+import { ApprovalPolicy } from "../../../src/approval/approval-policy.ts"
 import type { Authority, Classification, Risk, Scope } from "../../../src/approval/classification.ts"
 import { approvalModes, decide, modeThatWouldAllow, type ApprovalMode } from "../../../src/approval/policy.ts"
 
@@ -71,10 +74,42 @@ describe("approval policy", () => {
     expect(modeThatWouldAllow({ classification: planted, builtinEdit: true })).toBeUndefined()
   })
 
+  // A prompt requirement (`"approval": "always"`, an onApproval hook's `ask`): whatever would run asks; a refusal stays one.
+  it.each(approvalModes)("%s: a call that must ask never runs unasked and a refusal stays a refusal", (mode) => {
+    for (const row of table.filter(([rowMode]) => rowMode === mode)) {
+      const [, risk, authority, scope, builtinEdit, expected] = row
+      const decision = decide(mode, { classification: { ...call(risk, authority, scope), ask: true }, builtinEdit })._tag
+      expect(decision).toBe(expected === "Deny" ? "Deny" : "Ask")
+    }
+    expect(decide(mode, { classification: { ...call("forbidden", "read", "workspace"), ask: true }, builtinEdit: false })._tag).toBe("Deny")
+  })
+
   it("names the least permissive mode that would have allowed a call", () => {
     expect(modeThatWouldAllow({ classification: call("medium", "write", "workspace"), builtinEdit: true })).toBe("edit")
     expect(modeThatWouldAllow({ classification: call("medium", "execute", "workspace"), builtinEdit: false })).toBe("full")
     expect(modeThatWouldAllow({ classification: call("forbidden", "execute", "workspace"), builtinEdit: false })).toBeUndefined()
     expect(modeThatWouldAllow({ classification: call("high", "write", "outside"), builtinEdit: true })).toBeUndefined()
+  })
+})
+
+describe("ApprovalPolicy with a prompt requirement", () => {
+  const decideTwice = (approval: ApprovalMode) =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const policy = yield* ApprovalPolicy.make({
+          workspace: os.tmpdir(),
+          fixed: [],
+          grants: [],
+          reviewer: { review: () => Effect.succeed({ outcome: "allow", reason: "the reviewer would allow it", verdict: undefined }) }
+        })
+        const classification: Classification = { ...call("medium", "write", "workspace"), grantKey: "tool:x", ask: true }
+        const request = { toolName: "x", arguments: {}, classification, writesThroughFence: false, mode: "work", approval, conversation: Effect.succeed("") } as const
+        yield* policy.rememberForSession("tool:x")
+        return (yield* policy.decide(request))._tag
+      })
+    )
+
+  it.each(["default", "review", "full"] as const)("%s: neither an allow-for-this-session answer nor the reviewer stands in for the person", async (approval) => {
+    expect(await decideTwice(approval)).toBe("Ask")
   })
 })
