@@ -35,6 +35,15 @@ const decoderFor = (tool: Tool) => {
   return decode
 }
 
+const decodeArguments = (tool: Tool, input: unknown): Either.Either<unknown, string> => {
+  const check = tool.parameters.check
+  if (check !== undefined) {
+    const problem = check(input)
+    return problem === undefined ? Either.right(input) : Either.left(problem)
+  }
+  return Either.mapLeft(decoderFor(tool)(input), (error) => describeParseError(error).join("; "))
+}
+
 /** The one place where anything a tool throws becomes a result the model reads (SPEC A4). */
 const describeDefect = (tool: Tool, cause: Cause.Cause<unknown>): string => {
   const error = Cause.squash(cause)
@@ -74,10 +83,8 @@ export const executeToolCall = (
     }
     const unusable = argumentsProblem(tool.name, call.arguments)
     if (unusable !== undefined) return failure(unusable)
-    const decoded = decoderFor(tool)(call.arguments ?? {})
-    if (Either.isLeft(decoded)) {
-      return failure(`${tool.name}: invalid arguments: ${describeParseError(decoded.left).join("; ")}`)
-    }
+    const decoded = decodeArguments(tool, call.arguments ?? {})
+    if (Either.isLeft(decoded)) return failure(`${tool.name}: invalid arguments: ${decoded.left}`)
     const args = decoded.right as never
     const context = yield* toolbox.context
     const classified = yield* tool.classify(args, context).pipe(Effect.either, catchDefectsEither(tool))

@@ -62,7 +62,20 @@ export const optional = <A>(param: Param<Schema.Schema<A>>): Param<Schema.option
 export interface ObjectParams<F extends Schema.Struct.Fields> {
   readonly schema: Schema.Struct<F>
   readonly json: Json
+  /**
+   * Set for a JSON Schema someone else wrote (an external or MCP tool): the arguments are checked
+   * by this function (undefined when they fit, else what is wrong, for the model) and passed to
+   * the tool whole instead of being decoded by `schema`.
+   */
+  readonly check?: ((input: unknown) => string | undefined) | undefined
 }
+
+/** Parameters described by a foreign JSON Schema; `check` validates a call's arguments (see ObjectParams). */
+export const foreignSchema = (json: Json, check: (input: unknown) => string | undefined): ObjectParams<{}> => ({
+  schema: Schema.Struct({}),
+  json,
+  check
+})
 
 export const object = <P extends Record<string, Param<Schema.Struct.Field>>>(
   params: P
