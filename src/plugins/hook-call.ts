@@ -4,7 +4,6 @@
  * getter or proxy cannot answer the check one way and the host another). What the hook did
  * becomes a value; nothing it throws escapes.
  */
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 
 /** How long one hook call may take before it is skipped (its promise is left to finish on its own). */
@@ -33,16 +32,44 @@ const copyResult = (value: unknown): unknown => {
   }
 }
 
-/** `invoke` calls the hook (as a method of its object); `argument` is copied for it. */
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function"
+
+const settled = (value: unknown): HookOutcome => {
+  try {
+    return { _tag: "Returned", value: copyResult(value) }
+  } catch (error) {
+    return { _tag: "Threw", message: firstLine(error) }
+  }
+}
+
+/**
+ * `invoke` calls the hook (as a method of its object); `argument` is copied for it. A hook that
+ * answers at once costs no timer; a promise gets `budgetMs` to settle. (A hook that never yields,
+ * a synchronous endless loop, cannot be stopped from inside the process.)
+ */
 export const callHook = (invoke: (argument: unknown) => unknown, argument: unknown, budgetMs: number): Effect.Effect<HookOutcome> =>
-  Effect.tryPromise({
-    try: () =>
-      Promise.resolve()
-        .then(() => invoke(structuredClone(argument)))
-        .then(copyResult),
-    catch: (error) => error
-  }).pipe(
-    Effect.map((value): HookOutcome => ({ _tag: "Returned", value })),
-    Effect.catchAll((error) => Effect.succeed<HookOutcome>({ _tag: "Threw", message: firstLine(error) })),
-    Effect.timeoutTo({ duration: Duration.millis(budgetMs), onSuccess: (outcome) => outcome, onTimeout: (): HookOutcome => ({ _tag: "TimedOut", budgetMs }) })
-  )
+  Effect.suspend(() => {
+    let returned: unknown
+    try {
+      returned = invoke(structuredClone(argument))
+    } catch (error) {
+      return Effect.succeed<HookOutcome>({ _tag: "Threw", message: firstLine(error) })
+    }
+    if (!isThenable(returned)) return Effect.succeed(settled(returned))
+    const pending = returned
+    return Effect.async<HookOutcome>((resume) => {
+      const timer = setTimeout(() => resume(Effect.succeed({ _tag: "TimedOut", budgetMs })), budgetMs)
+      pending.then(
+        (value) => {
+          clearTimeout(timer)
+          resume(Effect.succeed(settled(value)))
+        },
+        (error: unknown) => {
+          clearTimeout(timer)
+          resume(Effect.succeed({ _tag: "Threw", message: firstLine(error) }))
+        }
+      )
+      return Effect.sync(() => clearTimeout(timer))
+    })
+  })
