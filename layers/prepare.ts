@@ -22,6 +22,7 @@ import { makeSessionStore, type SessionError, type SessionStoreShape } from "../
 import { providedToolNames } from "../src/tools/builtin.ts"
 import { discoverSkills, type Skill } from "../src/skills/discover.ts"
 import { resolvePromptSelection, type PromptFlags, type PromptSelection } from "../src/prompts/selection.ts"
+import type { LoadResult } from "../src/plugins/loaded.ts"
 
 /** What the operator asked of a session on the command line (src/cli/flags.ts parses it). */
 export interface SessionRequest extends PromptFlags {
@@ -51,6 +52,8 @@ export interface PreparedSession {
   readonly skills: ReadonlyArray<Skill>
   /** Things the operator should know before the first turn (skipped skills, for example). */
   readonly notes: ReadonlyArray<string>
+  /** The plugins this process loaded from the home (once per process; none when absent). */
+  readonly plugins?: LoadResult | undefined
 }
 
 type Env = Readonly<Record<string, string | undefined>>

@@ -28,7 +28,6 @@ import { MediaStore } from "../src/media/media-store.ts"
 import { PromptResolver, type PromptResolverShape, type SidePrompts } from "../src/prompts/prompt-resolver.ts"
 import type { PlaceholderRegistry } from "../src/prompts/placeholder-registry.ts"
 import { Providers, type ProvidersShape } from "../src/providers/providers.ts"
-import type { LoadResult } from "../src/plugins/loaded.ts"
 import { PluginLoader, type PluginLoaderShape } from "../src/plugins/plugin-loader.ts"
 import type { SessionDocument } from "../src/session/document.ts"
 import { acquireSessionLock, SessionLocked } from "../src/session/lock.ts"
@@ -56,8 +55,6 @@ export interface SessionHostContext {
   readonly env: Readonly<Record<string, string | undefined>>
   readonly renderer: RendererShape
   readonly operator: OperatorShape
-  /** The plugins this process loaded (layers/plugins.ts); none when absent. */
-  readonly plugins?: LoadResult | undefined
 }
 
 export interface Session {
@@ -130,8 +127,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     const conversation = yield* Conversation.make(prepared.document).pipe(Effect.provide(store))
     const providers = yield* Providers.make({ config: prepared.config, configFile: prepared.paths.configFile, env: host.env, initial: prepared.model })
     const plugins = PluginLoader.make({
-      plugins: host.plugins?.plugins ?? [],
-      loadNotes: host.plugins?.notes ?? [],
+      plugins: prepared.plugins?.plugins ?? [],
+      loadNotes: prepared.plugins?.notes ?? [],
       note: host.renderer.note,
       configFile: prepared.paths.configFile
     })
