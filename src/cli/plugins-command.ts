@@ -47,7 +47,7 @@ const show = (setExitCode: (code: number) => void) =>
         if (found.status === "disabled") {
           printFields(format, [
             ["Name", found.folder],
-            ["Folder", found.dir],
+            ["Folder", found.folder],
             ["Entry", found.manifest.entryPath],
             ["Enabled", "no"],
             ["Loaded", `no: disabled plugins are never imported (crystal plugins enable ${found.folder})`]
