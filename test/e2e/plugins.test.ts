@@ -32,11 +32,13 @@ const mjsPlugin = `${marker}export default {
 }
 `
 
-// Type annotations and an interface: only a runtime that compiles TypeScript can import this.
-const tsPlugin = `${marker}interface Hooks { onTurnStarted(t: { text: string }): void }
+// Type annotations, an interface and a type-only import of a file that is not there (docs/plugins.md
+// says such imports are dropped): only a runtime that compiles TypeScript can import this.
+const tsPlugin = `${marker}import type { Plugin } from "./crystal-plugin-api.ts"
+interface Hooks { onTurnStarted(t: { text: string }): void }
 const hooks: Hooks = { onTurnStarted: (_t: { text: string }): void => undefined }
 const name: string = "Gamma" + String(1 + 1)
-export default { name, hooks }
+export default { name, hooks } satisfies Plugin
 `
 
 const betaManifest = '{\n    "entry": "lib/plugin.mjs",\n    "enabled": true,\n    "owner": { "team": "platform" }\n}\n'
@@ -186,6 +188,16 @@ describe("crystal plugins", () => {
     expect(await fsp.readFile(brokenFile, "utf8")).toBe('{"entry":"index.mjs","enabled":"yes"}')
     // None of this imported a module.
     expect(imported(sandbox, "beta/lib/imported") || imported(sandbox, "alpha/imported")).toBe(false)
+  })
+
+  it("shows the example plugin of docs/plugins.md as loaded by the binary", async () => {
+    const sandbox = await makeSandbox()
+    fs.cpSync(path.resolve(import.meta.dirname, "../../docs/examples/plugins/house-rules"), path.join(sandbox.home, "plugins", "house-rules"), {
+      recursive: true
+    })
+    const result = await runCrystal(sandbox, ["plugins", "show", "house-rules"])
+    expect([result.code, result.stderr]).toEqual([0, ""])
+    expect(result.stdout).toContain("  Hooks         onSessionStarted, onPrompt, onToolCall\n  Raw hooks     none\n  Placeholders  {{git_branch}}\n")
   })
 
   it("--home names another home, and must be a directory", async () => {
