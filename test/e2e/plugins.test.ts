@@ -242,6 +242,17 @@ describe("start-up with plugins present", () => {
     expect(moduleReads(await traced(sandbox, ["plugins", "show", "alpha"])).some((line) => line.includes(path.join("alpha", "index.js")))).toBe(true)
   })
 
+  it.skipIf(!hasStrace)("an absent or empty plugins folder costs one readdir (strace)", async () => {
+    const sandbox = await makeSandbox()
+    const oneOpen = (lines: ReadonlyArray<string>) => {
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(new RegExp(`openat\\(AT_FDCWD, "${path.join(sandbox.home, "plugins")}", [A-Z_|]*O_DIRECTORY`))
+    }
+    oneOpen(await traced(sandbox, ["plugins", "list"]))
+    await fsp.mkdir(path.join(sandbox.home, "plugins"))
+    oneOpen(await traced(sandbox, ["plugins", "list"]))
+  })
+
   it("a crystal run turn does not import the modules of disabled plugins", async () => {
     const sandbox = await makeSandbox()
     await writeTree(sandbox.home, {
