@@ -5,6 +5,7 @@
  * becomes a value; nothing it throws escapes.
  */
 import * as Effect from "effect/Effect"
+import { firstLine } from "./error-line.ts"
 
 /** How long one hook call may take before it is skipped (its promise is left to finish on its own). */
 export const hookBudgetMs = 5_000
@@ -13,13 +14,6 @@ export type HookOutcome =
   | { readonly _tag: "Returned"; readonly value: unknown }
   | { readonly _tag: "Threw"; readonly message: string }
   | { readonly _tag: "TimedOut"; readonly budgetMs: number }
-
-/** An error's first line, without a stack: what a note can carry. */
-export const firstLine = (error: unknown): string => {
-  const text = error instanceof Error ? error.message : typeof error === "string" ? error : String(error)
-  const line = text.split("\n", 1)[0]?.trim() ?? ""
-  return line === "" ? (error instanceof Error ? error.name : "no message") : line.slice(0, 300)
-}
 
 class Uncopyable extends Error {}
 

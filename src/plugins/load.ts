@@ -11,6 +11,7 @@ import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { discoverPlugins, type PluginDiscovery } from "./discover.ts"
 import type { LoadedPlugin, LoadResult, SkippedPlugin } from "./loaded.ts"
+import { firstLine } from "./error-line.ts"
 import { checkPluginShape } from "./shape.ts"
 
 /** How long one entry module may take to import (its top-level await included). */
@@ -18,19 +19,6 @@ export const pluginImportBudgetMs = 10_000
 
 export interface LoadOptions {
   readonly importBudgetMs?: number
-}
-
-/** An Error's first message line (never its stack); anything else thrown, as text. */
-export const firstLine = (error: unknown): string => {
-  const text =
-    error instanceof Error
-      ? `${error.name !== "Error" && !error.message.startsWith(error.name) ? `${error.name}: ` : ""}${error.message}`
-      : typeof error === "string"
-        ? error
-        : `threw ${typeof error === "object" ? JSON.stringify(error) ?? String(error) : String(error)}`
-  const line = (text.split(/\r?\n/).find((candidate) => candidate.trim() !== "") ?? "").trim()
-  const shown = line === "" ? "no message" : line
-  return shown.length > 300 ? `${shown.slice(0, 299)}…` : shown
 }
 
 type Imported = { readonly _tag: "Module"; readonly module: Record<string, unknown> } | { readonly _tag: "Failed"; readonly why: string }

@@ -6,6 +6,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { rawHookNote, summarizePlugin } from "./describe.ts"
 import type { LoadedPlugin } from "./loaded.ts"
 import { makeHookPipeline, type HookPipeline, type PipelineOptions } from "./pipeline.ts"
 
@@ -22,9 +23,7 @@ export interface PluginLoaderOptions extends PipelineOptions {
 
 /** Plugins that registered at least one raw hook: the host says so at start (seed 001). */
 export const rawHookNotes = (plugins: ReadonlyArray<LoadedPlugin>): ReadonlyArray<string> =>
-  plugins
-    .filter((plugin) => Object.values(plugin.plugin.rawHooks ?? {}).some((hook) => typeof hook === "function"))
-    .map((plugin) => `Plugin '${plugin.name}' registered a raw hook.`)
+  plugins.filter((plugin) => summarizePlugin(plugin).rawHooks.length > 0).map((plugin) => rawHookNote(plugin.name))
 
 export class PluginLoader extends Context.Tag("crystal/PluginLoader")<PluginLoader, PluginLoaderShape>() {
   static readonly make = (options: PluginLoaderOptions): PluginLoaderShape => ({

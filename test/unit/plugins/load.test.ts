@@ -3,7 +3,8 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { hookNames } from "../../../src/plugins/api.ts"
 import { discoverPlugins } from "../../../src/plugins/discover.ts"
-import { firstLine, loadDiscoveredPlugins, loadPlugins } from "../../../src/plugins/load.ts"
+import { firstLine } from "../../../src/plugins/error-line.ts"
+import { loadDiscoveredPlugins, loadPlugins } from "../../../src/plugins/load.ts"
 import { tempDir, writeTree } from "../../support/temp.ts"
 
 /** A module that leaves a file beside itself when it is evaluated: proof that it was imported. */

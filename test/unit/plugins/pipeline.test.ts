@@ -330,7 +330,7 @@ describe("every hook", () => {
       { budgetMs: 30 }
     )
     expect(await run(pipeline.userMessage("go"))).toBe("go.")
-    expect(notes).toEqual(["Plugin 'thrower': onUserMessage threw (x is not a function); skipped.", "Plugin 'sleeper': onUserMessage did not finish within 0.03 s; skipped."])
+    expect(notes).toEqual(["Plugin 'thrower': onUserMessage threw (TypeError: x is not a function); skipped.", "Plugin 'sleeper': onUserMessage did not finish within 0.03 s; skipped."])
   })
 
   it("whose result cannot be copied (a function inside) is skipped", async () => {
