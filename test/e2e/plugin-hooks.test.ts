@@ -65,7 +65,11 @@ describe("plugins in crystal run", () => {
   })
 
   it("rewritePrompt replaces the Work text the session stores, and the host says a raw hook is registered", async () => {
-    const { sandbox, fake } = await withPlugin(`export default { rawHooks: { rewritePrompt: ({ mode, text }) => mode === "work" ? "REWRITTEN (" + text.length + " chars before)" : undefined } }`)
+    const { sandbox, fake } = await withPlugin(
+      `export default { rawHooks: { rewritePrompt: ({ mode, text }) => mode === "work" ? "REWRITTEN (" + text.length + " chars before)" : undefined } }`,
+      "acme",
+      { "prompts/work.md": "The operator's own Work prompt.\n" }
+    )
     fake.script([{ text: "ok" }])
     const result = await runCrystal(sandbox, ["run", "--format", "json", "hello"])
     expect(result.code).toBe(0)
@@ -74,6 +78,9 @@ describe("plugins in crystal run", () => {
     expect(doc["system"]).toBe(systemOf(fake, 0))
     const notes = jsonLines(result.stdout).filter((event) => event["type"] === "note").map((event) => event["text"])
     expect(notes).toContain("Plugin 'acme' registered a raw hook.")
+    // The prompt files stay as the operator saved them.
+    expect(await fsp.readdir(path.join(sandbox.home, "prompts"))).toEqual(["work.md"])
+    expect(await fsp.readFile(path.join(sandbox.home, "prompts", "work.md"), "utf8")).toBe("The operator's own Work prompt.\n")
   })
 
   it("a throwing hook is skipped with a note and the turn goes on", async () => {

@@ -12,6 +12,7 @@ import { ApprovalPolicy } from "../../../src/approval/approval-policy.ts"
 import { Conversation } from "../../../src/engine/conversation.ts"
 import { Operator, type ApprovalAnswer, type ApprovalRequest } from "../../../src/engine/operator.ts"
 import { Renderer } from "../../../src/engine/renderer.ts"
+import { executeToolCall } from "../../../src/engine/executor.ts"
 import { askSideQuestion } from "../../../src/engine/side-question.ts"
 import { Toolbox } from "../../../src/engine/toolbox.ts"
 import { runTurn } from "../../../src/engine/turn.ts"
@@ -202,5 +203,24 @@ describe("hooks in a turn", () => {
     await expect(turn("go")).rejects.toThrow()
     expect(notes).toContain("Raw hook 'Acme' changed this model request. The failure may be related.")
     expect(messagesOf(fake, 0).some((message) => message.role === "system")).toBe(false)
+  })
+
+  it("rebuildModel changes the outbound call only: the session file keeps the transcript as stored", async () => {
+    const { fake, turn, sessionFile } = await setup([withRawHooks("Acme", { rebuildModel: (r) => ({ ...r, items: [...r.items, { id: "extra", role: "user", text: "injected context" }] }) })])
+    fake.script([{ text: "ok" }])
+    await turn("original question")
+    expect(JSON.stringify(messagesOf(fake, 0))).toContain("injected context")
+    const stored = fs.readFileSync(sessionFile, "utf8")
+    expect(stored).toContain("original question")
+    expect(stored).not.toContain("injected context")
+  })
+
+  it("rewriteApproval sets the classification, but the policy still decides: plan approval refuses a write whatever it says", async () => {
+    const { layer } = await setup([
+      withRawHooks("Acme", { rewriteApproval: (c) => ({ ...c, risk: "low", summary: "harmless", allow: true, decision: "Run" }) as never })
+    ])
+    const output = await Effect.runPromise(executeToolCall({ id: "c1", name: "change", arguments: { key: "k" } }, { mode: "work", approval: "plan" }).pipe(Effect.provide(layer)))
+    expect(runs).toEqual([])
+    expect(output).toEqual({ isError: true, text: "Denied: harmless. the plan approval mode only lets read-only calls inside the workspace run." })
   })
 })
