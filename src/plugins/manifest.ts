@@ -12,13 +12,11 @@
  * writes atomically, refused when the file changed since it was read.
  */
 import * as fs from "node:fs"
-import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as Schema from "effect/Schema"
 import * as Effect from "effect/Effect"
 import { locateJsonSyntaxError } from "../config/json-syntax.ts"
-import { writeFileAtomic } from "../files/atomic.ts"
-import { editManifestText, isValidPromptDirName, promptDirNameRule } from "../prompts/manifest.ts"
+import { isValidPromptDirName, promptDirNameRule, saveManifestChanges } from "../prompts/manifest.ts"
 
 /** A refused plugin command (an unknown or broken plugin) or a failed manifest write; the message is for the operator. */
 export class PluginError extends Schema.TaggedError<PluginError>()("PluginError", {
@@ -151,20 +149,6 @@ export const readPluginManifest = (dir: string): PluginManifestRead => {
  */
 export const writePluginEnabled = (manifest: PluginManifest, enabled: boolean): Effect.Effect<boolean, PluginError> =>
   Effect.tryPromise({
-    try: async () => {
-      if (manifest.enabled === enabled) return false
-      const current = await fsp.readFile(manifest.file, "utf8")
-      if (current !== manifest.text) throw new Error("it changed on disk since it was read; nothing was written, try again")
-      const next = editManifestText(current, { enabled })
-      if (next === current) return false
-      const real = await fsp.realpath(manifest.file)
-      // A read-only manifest says "do not change me": a rename would replace it all the same.
-      await fsp.access(real, fs.constants.W_OK).catch(() => {
-        throw new Error("it is read-only; nothing was written")
-      })
-      const stat = await fsp.stat(real)
-      await writeFileAtomic(real, next, { mode: stat.mode & 0o777 })
-      return true
-    },
+    try: async () => (manifest.enabled === enabled ? false : saveManifestChanges(manifest.file, manifest.text, { enabled })),
     catch: (error) => new PluginError({ message: `${manifest.file}: cannot save (${error instanceof Error ? error.message : String(error)})` })
   })

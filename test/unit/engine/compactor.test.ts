@@ -8,9 +8,9 @@ import * as Either from "effect/Either"
 import { afterEach, describe, expect, it } from "vitest"
 import { Providers } from "../../../src/providers/providers.ts"
 import { makeCompactor, type SummaryInput } from "../../../src/engine/compactor.ts"
-import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
 import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
+import { localModel } from "../../support/model-entry.ts"
 import { pipelineOf, withHooks, withRawHooks } from "../../support/plugins.ts"
 
 const servers: Array<FakeLlm> = []
@@ -31,13 +31,7 @@ const input: SummaryInput = {
 const setup = async (userTemplate: string, timeoutMs?: number) => {
   const fake = await startFakeLlm()
   servers.push(fake)
-  const model: ModelEntry = {
-    ref: "local/m",
-    id: "m",
-    provider: { name: "local", protocol: "openai-chat", baseURL: `${fake.url}/v1`, apiKeyEnv: [], headers: {} },
-    capabilities: { contextWindow: 32768, maxOutputTokens: 1024, imageInput: false, reasoning: false },
-    listed: true
-  }
+  const model = localModel(fake.url)
   const compactor = makeCompactor({
     settings: { auto: true, threshold: 0.85, keepRecentTokens: 100 },
     activeModel: Providers.fixed([{ entry: model, client: makeOpenAIChatClient(model, {}) }]),
@@ -96,13 +90,7 @@ describe("the summary request with plugins", () => {
   it("onCompaction appends to the prompt and the summary, rewriteCompaction replaces them, and transformModel sees a compaction call", async () => {
     const fake = await startFakeLlm()
     servers.push(fake)
-    const model: ModelEntry = {
-      ref: "local/m",
-      id: "m",
-      provider: { name: "local", protocol: "openai-chat", baseURL: `${fake.url}/v1`, apiKeyEnv: [], headers: {} },
-      capabilities: { contextWindow: 32768, maxOutputTokens: 1024, imageInput: false, reasoning: false },
-      listed: true
-    }
+    const model = localModel(fake.url)
     const purposes: Array<string> = []
     const { pipeline, notes } = pipelineOf([
       withHooks("facts", {

@@ -19,7 +19,6 @@ import { runTurn } from "../../../src/engine/turn.ts"
 import { MediaStore } from "../../../src/media/media-store.ts"
 import type { LoadedPlugin } from "../../../src/plugins/loaded.ts"
 import { PluginLoader } from "../../../src/plugins/plugin-loader.ts"
-import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
 import { Providers } from "../../../src/providers/providers.ts"
 import { makeSessionStore, SessionStore } from "../../../src/session/store.ts"
@@ -28,6 +27,7 @@ import { defineTool, everyMode, type Tool } from "../../../src/tools/tool.ts"
 import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
 import { withHooks, withRawHooks } from "../../support/plugins.ts"
 import { silentRenderer } from "../../support/renderer.ts"
+import { localModel } from "../../support/model-entry.ts"
 import { tempDir } from "../../support/temp.ts"
 
 const runs: Array<string> = []
@@ -62,13 +62,7 @@ const setup = async (plugins: ReadonlyArray<LoadedPlugin>, answers: ReadonlyArra
   const home = await tempDir()
   const store = makeSessionStore(path.join(home, "sessions"))
   const document = { ...store.create({ workspace: home, model: "local/m", mode: "work", approval: "default" }), system: "You are a test." }
-  const model: ModelEntry = {
-    ref: "local/m",
-    id: "m",
-    provider: { name: "local", protocol: "openai-chat", baseURL: `${fake.url}/v1`, apiKeyEnv: [], headers: {} },
-    capabilities: { contextWindow: 32768, maxOutputTokens: 1024, imageInput: false, reasoning: false },
-    listed: true
-  }
+  const model = localModel(fake.url)
   const notes: Array<string> = []
   const asked: Array<ApprovalRequest> = []
   const queue = [...answers]

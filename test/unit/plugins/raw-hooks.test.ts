@@ -7,20 +7,14 @@ import { describe, expect, it } from "vitest"
 import type { Classification } from "../../../src/approval/classification.ts"
 import type { PluginModelItem } from "../../../src/plugins/api.ts"
 import { rawHookNotes } from "../../../src/plugins/plugin-loader.ts"
-import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import type { ModelRequest } from "../../../src/providers/model-client.ts"
 import type { ImageRef, TranscriptItem } from "../../../src/session/items.ts"
+import { localModel } from "../../support/model-entry.ts"
 import { pipelineOf, withHooks, withRawHooks } from "../../support/plugins.ts"
 
 const run = <A>(effect: Effect.Effect<A>) => Effect.runPromise(effect)
 
-const model = (imageInput: boolean): ModelEntry => ({
-  ref: "local/m",
-  id: "m",
-  provider: { name: "local", protocol: "openai-chat", baseURL: "http://127.0.0.1:1/v1", apiKeyEnv: [], headers: {} },
-  capabilities: { contextWindow: 32768, maxOutputTokens: 1024, imageInput, reasoning: false },
-  listed: true
-})
+const model = (imageInput: boolean) => localModel(undefined, imageInput)
 
 const png: ImageRef = { sha256: "a".repeat(64), mime: "image/png", marker: "[Image #1]" }
 const transcript: ReadonlyArray<TranscriptItem> = [
