@@ -38,15 +38,21 @@ const settled = (value: unknown): HookOutcome => {
 }
 
 /**
- * `invoke` calls the hook (as a method of its object); `argument` is copied for it. A hook that
+ * `invoke` calls the hook (as a method of its object); `argument` is copied for it (`copy`). A hook that
  * answers at once costs no timer; a promise gets `budgetMs` to settle. (A hook that never yields,
  * a synchronous endless loop, cannot be stopped from inside the process.)
  */
-export const callHook = (invoke: (argument: unknown) => unknown, argument: unknown, budgetMs: number): Effect.Effect<HookOutcome> =>
+export const callHook = <A>(
+  invoke: (argument: unknown) => unknown,
+  argument: A,
+  budgetMs: number,
+  /** How the hook's copy is made; a caller that knows its data's shape can copy it cheaper. */
+  copy: (argument: A) => unknown = structuredClone
+): Effect.Effect<HookOutcome> =>
   Effect.suspend(() => {
     let returned: unknown
     try {
-      returned = invoke(structuredClone(argument))
+      returned = invoke(copy(argument))
     } catch (error) {
       return Effect.succeed<HookOutcome>({ _tag: "Threw", message: firstLine(error) })
     }

@@ -28,7 +28,7 @@ import {
 } from "./hook-rules.ts"
 import type { LoadedPlugin } from "./loaded.ts"
 import { checkRebuild, checkTransform } from "./model-rules.ts"
-import { fromPluginRequest, pluginImage, toPluginRequest } from "./model-view.ts"
+import { copyView, fromPluginRequest, pluginImage, toPluginRequest } from "./model-view.ts"
 
 export type Purpose = "work" | "plan" | "side" | "compaction"
 
@@ -149,13 +149,14 @@ export const makeHookPipeline = (options: PipelineOptions): HookPipeline => {
     hook: HookName | RawHookName,
     initial: A,
     argument: (current: A) => unknown,
-    check: (result: unknown, current: A) => Checked<A>
+    check: (result: unknown, current: A) => Checked<A>,
+    copy?: (argument: unknown) => unknown
   ): Effect.Effect<{ readonly value: A; readonly changedBy: ReadonlyArray<string> }> =>
     Effect.gen(function* () {
       let value = initial
       const changedBy: Array<string> = []
       for (const { plugin, invoke } of table[hook]) {
-        const outcome = yield* callHook(invoke, argument(value), budgetMs)
+        const outcome = yield* callHook(invoke, argument(value), budgetMs, copy)
         if (outcome._tag !== "Returned") {
           yield* failureNote(plugin.name, hook, outcome)
           continue
@@ -271,8 +272,8 @@ export const makeHookPipeline = (options: PipelineOptions): HookPipeline => {
         if (table.rebuildModel.length === 0 && table.transformModel.length === 0) return { request, rebuiltBy: [], changed: false }
         const acceptsImages = request.model.capabilities.imageInput && (purpose === "work" || purpose === "plan")
         const view = toPluginRequest(request, purpose, acceptsImages)
-        const rebuilt = yield* fold("rebuildModel", view, (current) => current, (result, current) => checkRebuild(result, current, held))
-        const transformed = yield* fold("transformModel", rebuilt.value, (current) => current, (result, current) => checkTransform(result, current))
+        const rebuilt = yield* fold("rebuildModel", view, (current) => current, (result, current) => checkRebuild(result, current, held), copyView)
+        const transformed = yield* fold("transformModel", rebuilt.value, (current) => current, (result, current) => checkTransform(result, current), copyView)
         if (rebuilt.changedBy.length === 0 && transformed.changedBy.length === 0) return { request, rebuiltBy: [], changed: false }
         const back = fromPluginRequest(transformed.value, request, held, request.model.ref)
         return { request: { ...request, system: back.system, items: back.items }, rebuiltBy: rebuilt.changedBy, changed: true }

@@ -146,6 +146,26 @@ describe("transformModel", () => {
     expect(original.items).toBe(transcript)
   })
 
+  it("changing its argument in place reaches nothing the host holds", async () => {
+    const { pipeline, notes } = pipelineOf([
+      withHooks("acme", {
+        transformModel: (r) => {
+          for (const item of r.items as Array<{ role: string; arguments?: { path: string }; images?: Array<{ id: string }> }>) {
+            if (item.arguments !== undefined) item.arguments.path = "/etc/shadow"
+            if (item.images !== undefined) item.images[0]!.id = "f".repeat(64)
+          }
+          return r
+        }
+      })
+    ])
+    const original = request()
+    const before = JSON.stringify(original.items)
+    const out = await run(pipeline.outbound("work", original, held))
+    expect(JSON.stringify(original.items)).toBe(before)
+    expect(out.changed).toBe(false)
+    expect(notes).toEqual(["Plugin 'acme': transformModel result skipped: it may only drop images already on an item (item 1 gained one)."])
+  })
+
   const cannot: ReadonlyArray<readonly [string, (items: Array<Record<string, unknown>>) => unknown, string]> = [
     ["reorder items", (items) => [items[0], items[2], items[1], items[3], items[4], items[5]], "it may not reorder items or change their roles (item 1 was user u1)"],
     ["add an item", (items) => [...items, { id: "new", role: "user", text: "more" }], "it may not add or drop items (6 became 7); structural changes belong to the raw hook rebuildModel"],
