@@ -1,6 +1,6 @@
 /**
  * The composition root of one session: the card's services (Providers, PromptResolver,
- * ApprovalPolicy, BackgroundBash, MediaStore; PluginLoader joins here when it lands) and the
+ * ApprovalPolicy, BackgroundBash, MediaStore, PluginLoader) and the
  * engine's own (Conversation, Toolbox, Compactor), made in the session's scope and handed to the
  * engine as one Context. Each service is made by the same `make` its static `layer` wraps; the
  * graph is written out by hand because building ~8 layers costs ~10 ms of cold start in the
