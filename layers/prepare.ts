@@ -31,6 +31,8 @@ export interface SessionRequest extends PromptFlags {
   readonly disableTool: ReadonlyArray<string>
   readonly resume: string | undefined
   readonly continue: boolean
+  /** --trust-project-tools: the workspace's tool sets are offered without asking (nothing stored). */
+  readonly trustProjectTools?: boolean
 }
 
 export interface PreparedSession {
@@ -49,6 +51,8 @@ export interface PreparedSession {
   readonly maxSteps: number
   /** Empty when `"skills": false`. */
   readonly skills: ReadonlyArray<Skill>
+  /** --trust-project-tools or config "trustProjectTools": true (SPEC B2). */
+  readonly trustProjectTools?: boolean
   /** Things the operator should know before the first turn (skipped skills, for example). */
   readonly notes: ReadonlyArray<string>
 }
@@ -161,6 +165,7 @@ export const prepareSession = (
       disabledTools,
       prompts,
       spillDir: path.join(paths.spillDir, document.id),
-      maxSteps: config.maxSteps ?? configDefaults.maxSteps
+      maxSteps: config.maxSteps ?? configDefaults.maxSteps,
+      trustProjectTools: flags.trustProjectTools === true || config.trustProjectTools === true
     } satisfies PreparedSession
   })

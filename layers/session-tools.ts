@@ -21,6 +21,9 @@ import { makeSkillTool } from "../src/tools/skill-tool.ts"
 import { makeSpill } from "../src/tools/spill.ts"
 import { makeTodoTools } from "../src/tools/todo-tools.ts"
 import type { PreparedSession } from "./prepare.ts"
+import { reservedToolNames } from "../src/tools/builtin.ts"
+import type { ExternalToolsControl } from "../src/external-tools/session-tools.ts"
+import { configDefaults } from "../src/config/schema.ts"
 
 export interface SessionToolDeps {
   readonly bash: BashSettings
@@ -57,11 +60,34 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
       ...(yield* sessionBashTools(deps.bash, deps.background, shellClassifier(prepared.paths.home)))
     ]
     const disabled = new Set(prepared.disabledTools)
+    const external = yield* sessionExternalTools(prepared, deps)
     const spill = makeSpill(prepared.spillDir)
     const images = makeToolImages({ ...deps.images, conversation: deps.conversation, config: prepared.config, configFile: prepared.paths.configFile })
     return {
-      catalog: (mode) => assembleCatalog(mode, tools, disabled, deps.images.providers.current().entry.capabilities.imageInput),
+      catalog: (mode) =>
+        assembleCatalog(mode, external === undefined ? tools : [...tools, ...external.tools()], disabled, deps.images.providers.current().entry.capabilities.imageInput),
       context: Effect.map(deps.policy.fence, (fence) => ({ fence, sessionId: prepared.document.id, spill, spillDir: prepared.spillDir, images })),
-      fileWriters: new Set(tools.filter((tool) => tool.writesThroughFence === true).map((tool) => tool.name))
+      fileWriters: new Set(tools.filter((tool) => tool.writesThroughFence === true).map((tool) => tool.name)),
+      external
     }
+  })
+
+/**
+ * The tool sets (SPEC X1–X5), loaded only when a tools folder exists: a session without any
+ * imports nothing of src/external-tools. The workspace's sets wait for the operator's trust.
+ */
+const sessionExternalTools = (prepared: PreparedSession, deps: SessionToolDeps): Effect.Effect<ExternalToolsControl | undefined> =>
+  Effect.gen(function* () {
+    const enabled = prepared.config.externalTools ?? configDefaults.externalTools
+    const module = yield* Effect.promise(() => import("../src/external-tools/session-tools.ts"))
+    return yield* module.makeExternalTools({
+      home: prepared.paths.home,
+      workspace: prepared.document.workspace,
+      enabled,
+      assumeTrust: prepared.trustProjectTools === true,
+      asker: deps.operator,
+      reserved: reservedToolNames,
+      approval: Effect.map(deps.conversation.document, (doc) => doc.approval),
+      env: deps.bash.env ?? process.env
+    })
   })
