@@ -53,7 +53,8 @@ const trustCell = (home: string, workspace: string, entry: ToolSetEntry): string
 
 const toolsCell = (entry: ToolSetEntry): string => {
   const manifest = entry.manifest
-  if (manifest === undefined) return entry.state === "replaced" ? "(replaced by the project's set)" : (entry.problem ?? "")
+  if (entry.state === "replaced") return "(replaced by the project's set)"
+  if (manifest === undefined) return entry.problem ?? ""
   return manifest.runner === "module" ? `(module ${manifest.entry})` : manifest.tools.map((tool) => tool.name).join(", ")
 }
 

@@ -102,11 +102,12 @@ export const discoverToolSets = (home: string, workspace: string): Discovery => 
   const project = listDirs(roots.project, "project", notes).map(readEntry)
   const projectNames = new Set(project.map((entry) => entry.name))
   const homeEntries = listDirs(roots.home, "home", notes).map((entry): ToolSetEntry => {
-    if (projectNames.has(entry.name)) return { ...entry, state: "replaced" }
-    return readEntry(entry)
+    const read = readEntry(entry)
+    // Still read, so `crystal tools` can show and enable it; never loaded while the project's set exists.
+    return projectNames.has(entry.name) ? { ...read, state: "replaced" } : read
   })
   const entries = [...homeEntries, ...project]
-  for (const entry of entries) if (entry.problem !== undefined) notes.push(entry.problem)
+  for (const entry of entries) if (entry.problem !== undefined && entry.state !== "replaced") notes.push(entry.problem)
   const sets = entries.flatMap((entry): Array<LoadableSet> => {
     if (entry.state !== "enabled" || entry.manifest === undefined) return []
     const files = setFiles(entry.dir, entry.manifest)

@@ -35,7 +35,7 @@ export const setToolSetEnabled = (
       const known = [...new Set(entries.map((candidate) => candidate.name))].join(", ") || "none"
       return yield* new ToolSetChangeError({ message: `no tool set '${name}'${source === undefined ? "" : ` in the ${source} tool sets`} (found: ${known})` })
     }
-    if (entry.state === "broken") return yield* new ToolSetChangeError({ message: `${entry.problem ?? entry.manifestFile}; nothing was written` })
+    if (entry.state === "broken" || (entry.state === "replaced" && entry.manifest === undefined)) return yield* new ToolSetChangeError({ message: `${entry.problem ?? entry.manifestFile}; nothing was written` })
     const text = entry.manifest?.text ?? ""
     const changed = yield* Effect.tryPromise({
       try: async () => {

@@ -92,8 +92,9 @@ const timeoutField = (json: Json, where: string, fallback: number): number => {
 }
 
 const unknownField = (json: Json, known: ReadonlySet<string>, where: string): void => {
-  const unknown = Object.keys(json).find((key) => !known.has(key))
-  if (unknown !== undefined) throw new Problem(`${where}${unknown}: unknown field (expected one of ${[...known].join(", ")})`)
+  // "$schema" and "x-…" keys are the author's own (notes, editor hints): kept, never read.
+  const unknown = Object.keys(json).find((key) => !known.has(key) && key !== "$schema" && !key.startsWith("x-"))
+  if (unknown !== undefined) throw new Problem(`${where}${unknown}: unknown field (expected one of ${[...known].join(", ")}, or an "x-" key of your own)`)
 }
 
 const parseCatalogs = (json: Json): ReadonlyArray<Mode> => {
