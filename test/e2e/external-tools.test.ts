@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { jsonLines, makeSandbox, runCrystal, writeLocalConfig, type Sandbox } from "../support/crystal.ts"
 import { useFakeServers } from "../support/fake-servers.ts"
+import { makePng } from "../support/images.ts"
 
 const fakeServer = useFakeServers()
 
@@ -133,6 +134,18 @@ describe("external tools from crystal run", () => {
     expect(JSON.parse(results[0]?.output ?? "{}")).toMatchObject({ words: 2 })
     // The flag trusts for this run only: nothing is stored.
     await expect(fs.access(path.join(sandbox.home, "trust.json"))).rejects.toThrow()
+
+    // config.json "trustProjectTools": true does the same for every run.
+    await writeLocalConfig(sandbox, fake.url, { trustProjectTools: true })
+    fake.script([{ toolCalls: [{ name: "word_count", arguments: { path: "notes.txt" } }] }, { text: "yes" }])
+    const configured = await runCrystal(sandbox, ["run", "--format", "json", "--approval", "full", "count"])
+    expect(toolResults(configured.stdout)[0]?.ok).toBe(true)
+
+    // "externalTools": false skips discovery altogether.
+    await writeLocalConfig(sandbox, fake.url, { trustProjectTools: true, externalTools: false })
+    fake.script([{ toolCalls: [{ name: "word_count", arguments: { path: "notes.txt" } }] }, { text: "off" }])
+    const off = await runCrystal(sandbox, ["run", "--format", "json", "--approval", "full", "count"])
+    expect(toolResults(off.stdout)[0]?.output).toMatch(/^there is no tool named 'word_count'/)
   })
 
   it('asks for an "approval": "always" home tool even in full mode (headless: nobody to ask, refused); /tools home host would not', async () => {
@@ -147,5 +160,35 @@ describe("external tools from crystal run", () => {
     expect(results[0]?.ok).toBe(false)
     expect(results[0]?.output).toMatch(/word_count/)
     expect(results[0]?.output).not.toMatch(/"words"/)
+  })
+
+  it('"output": "content" attaches base64 and workspace-path images for a model that takes images; a text-only model gets a clear error', async () => {
+    const sandbox = await makeSandbox()
+    await fs.writeFile(path.join(sandbox.workspace, "shot.png"), makePng(8, 6))
+    const content = { text: "two images", images: [{ mediaType: "image/png", data: makePng(4, 4).toString("base64") }, { path: "shot.png" }] }
+    await writeSet(homeTools(sandbox), "shots", {
+      "tools.json": JSON.stringify({ tools: [{ name: "screenshot", description: "Takes screenshots.", command: ["cat", "./content.json"], output: "content", stdin: false }] }),
+      "content.json": JSON.stringify(content)
+    })
+    const fake = await fakeServer()
+    const models = (imageInput: boolean) => ({
+      providers: { local: { protocol: "openai-chat", baseURL: `${fake.url}/v1`, models: { "test-model": { contextWindow: 32768, imageInput } } } }
+    })
+    await writeLocalConfig(sandbox, fake.url, models(true))
+    fake.script([{ toolCalls: [{ name: "screenshot", arguments: {} }] }, { text: "seen" }])
+    const seen = await runCrystal(sandbox, ["run", "--format", "json", "--approval", "full", "look"])
+    expect(seen.code).toBe(0)
+    const [result] = toolResults(seen.stdout)
+    expect(result?.ok).toBe(true)
+    expect(result?.output).toMatch(/^two images\n\[Image #1\] screenshot image 1 \(image\/png\)\n\[Image #2\] shot\.png \(image\/png\)$/)
+    expect((await fs.readdir(path.join(sandbox.home, "media"))).filter((name) => /^[0-9a-f]{64}$/.test(name)).length).toBe(2)
+
+    await writeLocalConfig(sandbox, fake.url, models(false))
+    fake.script([{ toolCalls: [{ name: "screenshot", arguments: {} }] }, { text: "blind" }])
+    const blind = await runCrystal(sandbox, ["run", "--format", "json", "--approval", "full", "look"])
+    expect(blind.code).toBe(0)
+    const [refused] = toolResults(blind.stdout)
+    expect(refused?.ok).toBe(false)
+    expect(refused?.output).toMatch(/^screenshot returned an image that cannot be attached: .*image/)
   })
 })
