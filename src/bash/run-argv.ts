@@ -2,8 +2,8 @@
  * Running a program from an argv list, never through a shell (external exec tools): the leader of
  * its own session and process group like a shell command (spawn.ts), tagged for containment,
  * its stdin fed and closed (or /dev/null), stdout and stderr captured apart with bounded memory,
- * and its whole tree killed on timeout, on interruption (a cancelled turn) and when it leaves
- * processes behind.
+ * and its whole tree killed on timeout and on interruption (a cancelled turn); after a normal exit,
+ * what it left in its process group is killed.
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import { prepareContainment, taggedEnvironment } from "./containment.ts"
 import { DEFAULT_CAPTURE_BYTES, OutputCapture, type ForegroundOutcome } from "./foreground.ts"
 import { DEFAULT_DRAIN_MS, DEFAULT_GRACE_MS, drainWaitMs } from "./limits.ts"
-import { killLeftovers, killProcessTree, trackLeader } from "./process-tree.ts"
+import { forgetLeader, groupHasMembers, killProcessTree, trackLeader } from "./process-tree.ts"
 import { SpawnError, type ShellExit } from "./spawn.ts"
 
 export interface RunArgvOptions {
@@ -138,6 +138,10 @@ export const runArgv = (options: RunArgvOptions): Effect.Effect<ArgvResult, Spaw
           yield* Effect.timeoutOption(child.finished, Duration.millis(drainWaitMs(options.drainMs)))
           return { _tag: "TimedOut", seconds: options.timeoutSeconds } satisfies ForegroundOutcome
         }),
-      (child) => (child.result() === undefined ? killProcessTree(child.pid, kill) : killLeftovers(child.pid, kill))
+      // After a normal exit only the process group is checked (one signal-0 call, no /proc scan: the
+      // scan doubled the cost of a short tool call). An escapee that left the group (setsid, double
+      // fork) keeps its containment tag and dies with Crystal (the exit hook), not with the call.
+      (child) =>
+        child.result() === undefined || groupHasMembers(child.pid) ? killProcessTree(child.pid, kill) : Effect.sync(() => forgetLeader(child.pid))
     ).pipe(Effect.map((outcome): ArgvResult => ({ outcome, stdout: stdout.text(), stderr: stderr.text(), stdoutBytes: stdout.totalBytes })))
   })
