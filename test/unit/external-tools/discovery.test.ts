@@ -1,5 +1,6 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { discoverToolSets } from "../../../src/external-tools/discover.ts"
 import { load, makePlace, writeSet } from "./support.ts"
@@ -78,5 +79,26 @@ describe("tool set discovery", () => {
     expect(second).not.toBe(first)
     await fs.writeFile(path.join(dir, "tools.json"), JSON.stringify({ tools: [{ name: "t", description: "t2", command: ["python3", "./run.py"] }] }))
     expect(hash()).not.toBe(second)
+  })
+
+  it("the session switches: /tools off|on, enable|disable DIR (the file's enabled field), reload sees new sets", async () => {
+    const place = await makePlace()
+    const dir = await writeSet(place, "home", "a", { "tools.json": execSet("a_tool") })
+    const control = await load(place)
+    expect(control.tools().map((tool) => tool.name)).toEqual(["a_tool"])
+    await Effect.runPromise(control.setDiscovery(false))
+    expect(control.tools()).toEqual([])
+    expect(control.discovering()).toBe(false)
+    await Effect.runPromise(control.setDiscovery(true))
+    expect(control.tools().map((tool) => tool.name)).toEqual(["a_tool"])
+    const messages = await Effect.runPromise(control.setEnabled("a", false))
+    expect(messages[0]).toBe("home tool set a disabled")
+    expect(control.tools()).toEqual([])
+    expect(JSON.parse(await fs.readFile(path.join(dir, "tools.json"), "utf8"))).toMatchObject({ enabled: false })
+    await writeSet(place, "home", "b", { "tools.json": execSet("b_tool") })
+    await Effect.runPromise(control.reload)
+    expect(control.tools().map((tool) => tool.name)).toEqual(["b_tool"])
+    const missing = await Effect.runPromise(Effect.either(control.setEnabled("nope", true)))
+    expect(missing._tag === "Left" && missing.left.message).toBe("no tool set 'nope' (found: a, b)")
   })
 })
