@@ -79,15 +79,27 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
 const sessionExternalTools = (prepared: PreparedSession, deps: SessionToolDeps): Effect.Effect<ExternalToolsControl | undefined> =>
   Effect.gen(function* () {
     const enabled = prepared.config.externalTools ?? configDefaults.externalTools
-    const module = yield* Effect.promise(() => import("../src/external-tools/session-tools.ts"))
-    return yield* module.makeExternalTools({
-      home: prepared.paths.home,
-      workspace: prepared.document.workspace,
-      enabled,
-      assumeTrust: prepared.trustProjectTools === true,
-      asker: deps.operator,
-      reserved: reservedToolNames,
-      approval: Effect.map(deps.conversation.document, (doc) => doc.approval),
-      env: deps.bash.env ?? process.env
-    })
+    const [module, discover, question] = yield* Effect.promise(() =>
+      Promise.all([import("../src/external-tools/session-tools.ts"), import("../src/external-tools/discover.ts"), import("../src/trust/trust-question.ts")])
+    )
+    const home = prepared.paths.home
+    const workspace = prepared.document.workspace
+    const assumeTrust = prepared.trustProjectTools === true
+    // One trust question for everything the workspace supplies that can run code: MCP servers add
+    // their entries (kind "mcp") to this list and read their part of the same decision.
+    const entries = enabled ? module.projectTrustEntries(workspace, discover.discoverToolSets(home, workspace)) : []
+    const decision = yield* question.decideTrust({ home, workspace, entries, assume: assumeTrust, asker: deps.operator })
+    return yield* module.makeExternalTools(
+      {
+        home,
+        workspace,
+        enabled,
+        assumeTrust,
+        asker: deps.operator,
+        reserved: reservedToolNames,
+        approval: Effect.map(deps.conversation.document, (doc) => doc.approval),
+        env: deps.bash.env ?? process.env
+      },
+      decision
+    )
   })
