@@ -34,6 +34,8 @@ export interface SessionRequest extends PromptFlags {
   readonly disableTool: ReadonlyArray<string>
   readonly resume: string | undefined
   readonly continue: boolean
+  /** --trust-project-tools: the workspace's tool sets are offered without asking (nothing stored). */
+  readonly trustProjectTools?: boolean
 }
 
 export interface PreparedSession {
@@ -52,6 +54,8 @@ export interface PreparedSession {
   readonly maxSteps: number
   /** Empty when `"skills": false`. */
   readonly skills: ReadonlyArray<Skill>
+  /** --trust-project-tools or config "trustProjectTools": true (SPEC B2). */
+  readonly trustProjectTools?: boolean
   /** Things the operator should know before the first turn (skipped skills, for example). */
   readonly notes: ReadonlyArray<string>
   /** The plugins this process loaded from the home (once per process; none when absent). */
@@ -170,6 +174,7 @@ export const prepareSession = (
       disabledTools,
       prompts,
       spillDir: path.join(paths.spillDir, document.id),
-      maxSteps: config.maxSteps ?? configDefaults.maxSteps
+      maxSteps: config.maxSteps ?? configDefaults.maxSteps,
+      trustProjectTools: flags.trustProjectTools === true || config.trustProjectTools === true
     } satisfies PreparedSession
   })

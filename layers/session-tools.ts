@@ -21,6 +21,9 @@ import { makeSkillTool } from "../src/tools/skill-tool.ts"
 import { makeSpill } from "../src/tools/spill.ts"
 import { makeTodoTools } from "../src/tools/todo-tools.ts"
 import type { PreparedSession } from "./prepare.ts"
+import { reservedToolNames } from "../src/tools/builtin.ts"
+import type { ExternalToolsControl } from "../src/external-tools/session-tools.ts"
+import { configDefaults } from "../src/config/schema.ts"
 
 export interface SessionToolDeps {
   readonly bash: BashSettings
@@ -57,11 +60,46 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
       ...(yield* sessionBashTools(deps.bash, deps.background, shellClassifier(prepared.paths.home)))
     ]
     const disabled = new Set(prepared.disabledTools)
+    const external = yield* sessionExternalTools(prepared, deps)
     const spill = makeSpill(prepared.spillDir)
     const images = makeToolImages({ ...deps.images, conversation: deps.conversation, config: prepared.config, configFile: prepared.paths.configFile })
     return {
-      catalog: (mode) => assembleCatalog(mode, tools, disabled, deps.images.providers.current().entry.capabilities.imageInput),
+      catalog: (mode) =>
+        assembleCatalog(mode, external === undefined ? tools : [...tools, ...external.tools()], disabled, deps.images.providers.current().entry.capabilities.imageInput),
       context: Effect.map(deps.policy.fence, (fence) => ({ fence, sessionId: prepared.document.id, spill, spillDir: prepared.spillDir, images })),
-      fileWriters: new Set(tools.filter((tool) => tool.writesThroughFence === true).map((tool) => tool.name))
+      fileWriters: new Set(tools.filter((tool) => tool.writesThroughFence === true).map((tool) => tool.name)),
+      external
     }
+  })
+
+/**
+ * The tool sets (SPEC X1–X5), loaded only when a tools folder exists: a session without any
+ * imports nothing of src/external-tools. The workspace's sets wait for the operator's trust.
+ */
+const sessionExternalTools = (prepared: PreparedSession, deps: SessionToolDeps): Effect.Effect<ExternalToolsControl | undefined> =>
+  Effect.gen(function* () {
+    const enabled = prepared.config.externalTools ?? configDefaults.externalTools
+    const [module, discover, question] = yield* Effect.promise(() =>
+      Promise.all([import("../src/external-tools/session-tools.ts"), import("../src/external-tools/discover.ts"), import("../src/trust/trust-question.ts")])
+    )
+    const home = prepared.paths.home
+    const workspace = prepared.document.workspace
+    const assumeTrust = prepared.trustProjectTools === true
+    // One trust question for everything the workspace supplies that can run code: MCP servers add
+    // their entries (kind "mcp") to this list and read their part of the same decision.
+    const entries = enabled ? module.projectTrustEntries(workspace, discover.discoverToolSets(home, workspace)) : []
+    const decision = yield* question.decideTrust({ home, workspace, entries, assume: assumeTrust, asker: deps.operator })
+    return yield* module.makeExternalTools(
+      {
+        home,
+        workspace,
+        enabled,
+        assumeTrust,
+        asker: deps.operator,
+        reserved: reservedToolNames,
+        approval: Effect.map(deps.conversation.document, (doc) => doc.approval),
+        env: deps.bash.env ?? process.env
+      },
+      decision
+    )
   })

@@ -168,7 +168,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       services,
       controls: makeSessionControls(),
       get notes() {
-        return sandboxNote === undefined ? resolver.notes() : [...resolver.notes(), sandboxNote]
+        return [...resolver.notes(), ...(sandboxNote === undefined ? [] : [sandboxNote]), ...(toolbox.external?.notes() ?? [])]
       },
       placeholders: resolver.placeholders,
       nameSession: titleOnce(providers, resolver, conversation),

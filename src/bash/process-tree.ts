@@ -352,6 +352,9 @@ export const trackLeader = (leader: number, tag?: string): void => {
   if (tag !== undefined) tags.set(leader, { tag, start: BigInt(processStart(leader) ?? "0") })
 }
 
+/** Stops tracking a leader known to be dead, without the /proc scan killLeftovers does (run-argv.ts). */
+export const forgetLeader = (leader: number): void => forget(leader)
+
 /** Leaders tracked and not yet known to be dead (for tests and diagnostics). */
 export const trackedLeaders = (): ReadonlySet<number> => liveLeaders
 

@@ -11,6 +11,7 @@ export interface SessionFlags extends SessionRequest {
   readonly format: OutputFormat
   /** Image files attached to the `crystal run` prompt. */
   readonly image: ReadonlyArray<string>
+  readonly trustProjectTools: boolean
 }
 
 export interface FlagSpec {
@@ -88,6 +89,11 @@ export const sessionFlagSpecs = {
     name: "continue",
     kind: "switch",
     description: "Continue the most recent session of this workspace"
+  },
+  trustProjectTools: {
+    name: "trust-project-tools",
+    kind: "switch",
+    description: "Offer this workspace's tool sets (.crystal/tools) without asking; nothing is stored (interactive sessions ask once and remember)"
   }
 } as const satisfies Record<keyof SessionFlags, FlagSpec>
 
@@ -102,7 +108,8 @@ export const defaultSessionFlags: SessionFlags = {
   format: "text",
   image: [],
   resume: undefined,
-  continue: false
+  continue: false,
+  trustProjectTools: false
 }
 
 /** What the command line asks for, however it was parsed. */

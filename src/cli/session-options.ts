@@ -28,7 +28,8 @@ export const sessionOptions = {
   ),
   image: Options.text(spec.image.name).pipe(Options.withDescription(spec.image.description), Options.repeated),
   resume: Options.text(spec.resume.name).pipe(Options.withDescription(spec.resume.description), Options.optional),
-  continue: Options.boolean(spec.continue.name).pipe(Options.withDescription(spec.continue.description))
+  continue: Options.boolean(spec.continue.name).pipe(Options.withDescription(spec.continue.description)),
+  trustProjectTools: Options.boolean(spec.trustProjectTools.name).pipe(Options.withDescription(spec.trustProjectTools.description))
 }
 
 export interface ParsedSessionOptions {
@@ -43,6 +44,7 @@ export interface ParsedSessionOptions {
   readonly image: ReadonlyArray<string>
   readonly resume: Option.Option<string>
   readonly continue: boolean
+  readonly trustProjectTools: boolean
 }
 
 export const toSessionFlags = (parsed: ParsedSessionOptions): SessionFlags => ({
@@ -56,5 +58,6 @@ export const toSessionFlags = (parsed: ParsedSessionOptions): SessionFlags => ({
   format: parsed.format,
   image: parsed.image,
   resume: Option.getOrUndefined(parsed.resume),
-  continue: parsed.continue
+  continue: parsed.continue,
+  trustProjectTools: parsed.trustProjectTools
 })

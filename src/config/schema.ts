@@ -111,7 +111,10 @@ export const Config = Schema.Struct({
   providers: Schema.optional(Schema.Record({ key: Schema.String, value: ProviderSettings })),
   bashTimeoutSeconds: Schema.optional(PositiveNumber),
   backgroundBashTimeoutSeconds: Schema.optional(BackgroundTimeout),
+  /** false: no tool sets are discovered (SPEC X1). */
   externalTools: Schema.optional(Schema.Boolean),
+  /** true: every workspace's tool sets are offered without the trust question (SPEC B2). */
+  trustProjectTools: Schema.optional(Schema.Boolean),
   skills: Schema.optional(Schema.Boolean),
   /** The model describe_image asks (SPEC I7); it must take images (checked at start, see src/providers/image-model.ts). */
   imageModel: Schema.optional(
@@ -132,6 +135,7 @@ export const configDefaults = {
   bashTimeoutSeconds: 120,
   backgroundBashTimeoutSeconds: 10800,
   externalTools: true,
+  trustProjectTools: false,
   skills: true,
   maxSteps: 100
 } as const satisfies Partial<Config>

@@ -6,6 +6,7 @@ import type { ToolDefinition } from "../providers/model-client.ts"
 import type { Mode } from "../session/document.ts"
 import type { Tool, ToolContext } from "../tools/tool.ts"
 import { assembleCatalog } from "./catalog.ts"
+import type { ExternalToolsControl } from "../external-tools/session-tools.ts"
 
 /** The session's tools and what they run against; the catalog of a mode is picked per request. */
 export interface ToolboxShape {
@@ -14,6 +15,8 @@ export interface ToolboxShape {
   readonly context: Effect.Effect<ToolContext>
   /** Names of the session's tools whose writes go through the fence to their `path` (what compaction lists as changed). */
   readonly fileWriters: ReadonlySet<string>
+  /** The session's tool sets and their /tools switches; absent in sessions without them (tests). */
+  readonly external?: ExternalToolsControl | undefined
 }
 
 export class Toolbox extends Context.Tag("crystal/Toolbox")<Toolbox, ToolboxShape>() {

@@ -60,6 +60,8 @@ export interface ToolSpec<F extends Schema.Struct.Fields = Schema.Struct.Fields>
   readonly writesThroughFence?: boolean
   /** Offered only while the active model takes images (view_image: its result is an image, SPEC I7). */
   readonly needsImageInput?: boolean
+  /** Supplied from outside Crystal (a tool set, an MCP server): catalogs list it after every built-in tool (SPEC M1, M2). */
+  readonly external?: true
   /**
    * The host's classification of a call (SPEC A1), computed from the decoded arguments alone:
    * it must not run anything. An error here (e.g. an unresolvable path) fails the call.

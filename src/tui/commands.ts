@@ -10,13 +10,13 @@ import { approvalModeMeanings, approvalModes, type ApprovalMode } from "../appro
 import { Conversation } from "../engine/conversation.ts"
 import { Providers } from "../providers/providers.ts"
 import type { SessionControls } from "../engine/session-controls.ts"
-import { Toolbox } from "../engine/toolbox.ts"
 import { describePlugin } from "../plugins/describe.ts"
 import { PluginLoader } from "../plugins/plugin-loader.ts"
 import type { AttachmentAction } from "../prompts/attachments.ts"
 import type { SessionSummary } from "../session/store.ts"
 import type { RecentWorkspace } from "../session/workspaces.ts"
 import { MarkdownStream } from "./markdown.ts"
+import { toolsCommand } from "./tools-command.ts"
 import type { Palette } from "../terminal/colors.ts"
 
 export interface CommandContext {
@@ -145,18 +145,9 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
   },
   {
     name: "tools",
-    description: "the tools the model is offered in this mode",
-    run: (_args, context) =>
-      Effect.all([Toolbox, Effect.flatMap(Conversation, (conversation) => conversation.document)]).pipe(
-        Effect.flatMap(([toolbox, doc]) =>
-          say(
-            context,
-            `${doc.mode} mode offers:`,
-            ...toolbox.catalog(doc.mode).map((tool) => `  ${context.palette.cyan(tool.name.padEnd(12))} ${context.palette.dim((tool.description.split(/(?<=\.)\s/)[0] ?? "").slice(0, 90))}`),
-            ...(context.disabledTools.length === 0 ? [] : [context.palette.dim(`disabled by --disable-tool: ${context.disabledTools.join(", ")}`)])
-          )
-        )
-      )
+    usage: "[on|off|reload | enable|disable|show DIR | home|project author|host]",
+    description: "the tools offered in this mode, with source and approval; tool sets (see docs/tools.md)",
+    run: (args, context) => toolsCommand(args, context)
   },
   {
     name: "plugins",

@@ -3,7 +3,7 @@ import { parseFast } from "../../../src/cli/fast-args.ts"
 import { checkSessionArgs } from "../../../src/cli/flag-check.ts"
 
 const flagList =
-  "--model, --mode, --approval, --disable-tool, --prompt-set, --prompt-attachments, --prompt-attachment, --image, --format, --resume, --continue"
+  "--model, --mode, --approval, --disable-tool, --prompt-set, --prompt-attachments, --prompt-attachment, --image, --format, --resume, --continue, --trust-project-tools"
 
 /** argv → the one line it gets; every one of these is declined by the fast path first. */
 const rejected: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
@@ -38,9 +38,9 @@ const rejected: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
   [["run", "a", "b"], 'crystal run: one prompt only, got 2 ("a", "b"); quote a prompt with spaces'],
   [["run", "a", "--", "b"], 'crystal run: one prompt only, got 2 ("a", "b"); quote a prompt with spaces'],
   [["space", "a", "b"], 'crystal space: one directory only, got 2 ("a", "b"); quote a prompt with spaces'],
-  [["bogus"], 'crystal: unknown command "bogus" (commands: run, space, sessions, promptsets, prompt-attachments, plugins)'],
-  [["--continue", "extra"], 'crystal: unknown command "extra" (commands: run, space, sessions, promptsets, prompt-attachments, plugins)'],
-  [["Run"], 'crystal: unknown command "Run" (commands: run, space, sessions, promptsets, prompt-attachments, plugins)']
+  [["bogus"], 'crystal: unknown command "bogus" (commands: run, space, sessions, promptsets, prompt-attachments, plugins, tools)'],
+  [["--continue", "extra"], 'crystal: unknown command "extra" (commands: run, space, sessions, promptsets, prompt-attachments, plugins, tools)'],
+  [["Run"], 'crystal: unknown command "Run" (commands: run, space, sessions, promptsets, prompt-attachments, plugins, tools)']
 ]
 
 /** Lines left to @effect/cli (help, version, completions, other commands) or fine as they are. */

@@ -61,6 +61,13 @@ describe("catalogs", () => {
     expect(names(assembleCatalog("work", tools, new Set()))).toEqual(["a", "b", "w1", "w2"])
   })
 
+  it("puts external tools (tool sets, MCP) after every built-in tool, in their own order, whatever their modes (SPEC M1, M2)", () => {
+    const external = (name: string, modes = everyMode): Tool => ({ ...tool(name, modes), external: true })
+    const tools = [tool("a"), tool("w1", workModeOnly), external("x1"), external("xw", workModeOnly), tool("b"), external("x2")]
+    expect(names(assembleCatalog("plan", tools, new Set()))).toEqual(["a", "b", "x1", "x2"])
+    expect(names(assembleCatalog("work", tools, new Set()))).toEqual(["a", "b", "w1", "x1", "xw", "x2"])
+  })
+
   it("removes disabled tools from both catalogs", () => {
     const tools = [tool("grep"), tool("skill"), tool("bash_start", workModeOnly), tool("edit", workModeOnly)]
     const disabled = new Set(["grep", "bash_start", "skill"])

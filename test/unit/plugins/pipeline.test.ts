@@ -150,7 +150,7 @@ describe("transformModel", () => {
     const { pipeline, notes } = pipelineOf([
       withHooks("acme", {
         transformModel: (r) => {
-          for (const item of r.items as Array<{ role: string; arguments?: { path: string }; images?: Array<{ id: string }> }>) {
+          for (const item of r.items as unknown as Array<{ role: string; arguments?: { path: string }; images?: Array<{ id: string }> }>) {
             if (item.arguments !== undefined) item.arguments.path = "/etc/shadow"
             if (item.images !== undefined) item.images[0]!.id = "f".repeat(64)
           }

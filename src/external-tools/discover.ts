@@ -1,0 +1,117 @@
+/**
+ * Finding the tool sets (SPEC X1): `<home>/tools/<dir>/tools.json` and
+ * `<workspace>/.crystal/tools/<dir>/tools.json`. A project folder of the same name replaces the
+ * home set whatever state it is in; `"enabled": false` leaves a set unloaded; a folder with a bad
+ * name or a bad manifest is one note and is skipped. Reads only: nothing here runs or writes.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { hashFiles } from "../trust/hash-files.ts"
+import { manifestFileName, parseManifest, setNamePattern, setNameRule, type ToolSetManifest } from "./manifest.ts"
+
+export type ToolSource = "home" | "project"
+
+export interface ToolSetDir {
+  readonly name: string
+  readonly source: ToolSource
+  readonly dir: string
+  readonly manifestFile: string
+}
+
+export interface ToolSetEntry extends ToolSetDir {
+  readonly state: "enabled" | "disabled" | "broken" | "replaced"
+  readonly manifest?: ToolSetManifest | undefined
+  readonly problem?: string | undefined
+}
+
+export interface LoadableSet extends ToolSetDir {
+  readonly manifest: ToolSetManifest
+  /** The files the set would run, for the trust hash: tools.json, the `./` and `../` command parts, a module's entry. */
+  readonly files: ReadonlyArray<string>
+  readonly hash: string
+}
+
+export interface Discovery {
+  /** Every folder found, in listing order (home first, then project, each by name). */
+  readonly entries: ReadonlyArray<ToolSetEntry>
+  /** The enabled sets, replacement applied. */
+  readonly sets: ReadonlyArray<LoadableSet>
+  readonly notes: ReadonlyArray<string>
+}
+
+export const toolSetRoots = (home: string, workspace: string): Readonly<Record<ToolSource, string>> => ({
+  home: path.join(home, "tools"),
+  project: path.join(workspace, ".crystal", "tools")
+})
+
+/** An argv element naming a file of the set: `./x` or `../x`, relative to the set's folder. */
+export const isSetRelative = (part: string): boolean => part.startsWith("./") || part.startsWith("../")
+
+export const setFiles = (dir: string, manifest: ToolSetManifest): ReadonlyArray<string> => {
+  const files = [path.join(dir, manifestFileName)]
+  if (manifest.runner === "module") files.push(path.join(dir, manifest.entry))
+  else for (const tool of manifest.tools) for (const part of tool.command) if (isSetRelative(part)) files.push(path.resolve(dir, part))
+  return [...new Set(files)]
+}
+
+const listDirs = (root: string, source: ToolSource, notes: Array<string>): Array<ToolSetDir> => {
+  let names: Array<string>
+  try {
+    names = fs.readdirSync(root).sort()
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== "ENOENT" && code !== "ENOTDIR") notes.push(`${root}: cannot read (${code ?? String(error)}); its tool sets are skipped`)
+    return []
+  }
+  const dirs: Array<ToolSetDir> = []
+  for (const name of names) {
+    const dir = path.join(root, name)
+    let isDir = false
+    try {
+      isDir = fs.statSync(dir).isDirectory()
+    } catch {
+      isDir = false
+    }
+    if (!isDir || name.startsWith(".")) continue
+    if (!setNamePattern.test(name)) {
+      notes.push(`${dir}: a tool set's folder name must be ${setNameRule}; skipped`)
+      continue
+    }
+    dirs.push({ name, source, dir, manifestFile: path.join(dir, manifestFileName) })
+  }
+  return dirs
+}
+
+const readEntry = (found: ToolSetDir): ToolSetEntry => {
+  let text: string
+  try {
+    text = fs.readFileSync(found.manifestFile, "utf8")
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const problem = code === "ENOENT" ? `${found.manifestFile}: missing (a tool set folder needs a tools.json); skipped` : `${found.manifestFile}: cannot read (${code ?? String(error)}); skipped`
+    return { ...found, state: "broken", problem }
+  }
+  const parsed = parseManifest(found.manifestFile, text)
+  if (parsed._tag === "Bad") return { ...found, state: "broken", problem: parsed.problem }
+  return { ...found, state: parsed.manifest.enabled ? "enabled" : "disabled", manifest: parsed.manifest }
+}
+
+export const discoverToolSets = (home: string, workspace: string): Discovery => {
+  const notes: Array<string> = []
+  const roots = toolSetRoots(home, workspace)
+  const project = listDirs(roots.project, "project", notes).map(readEntry)
+  const projectNames = new Set(project.map((entry) => entry.name))
+  const homeEntries = listDirs(roots.home, "home", notes).map((entry): ToolSetEntry => {
+    const read = readEntry(entry)
+    // Still read, so `crystal tools` can show and enable it; never loaded while the project's set exists.
+    return projectNames.has(entry.name) ? { ...read, state: "replaced" } : read
+  })
+  const entries = [...homeEntries, ...project]
+  for (const entry of entries) if (entry.problem !== undefined && entry.state !== "replaced") notes.push(entry.problem)
+  const sets = entries.flatMap((entry): Array<LoadableSet> => {
+    if (entry.state !== "enabled" || entry.manifest === undefined) return []
+    const files = setFiles(entry.dir, entry.manifest)
+    return [{ name: entry.name, source: entry.source, dir: entry.dir, manifestFile: entry.manifestFile, manifest: entry.manifest, files, hash: hashFiles(files) }]
+  })
+  return { entries, sets, notes }
+}

@@ -1,0 +1,63 @@
+/**
+ * The one-time trust question (SPEC B2): every untrusted entry of a workspace (tool sets, MCP
+ * servers: whoever gathers them passes them all at once) is named with what it runs, the operator
+ * is asked once, and a yes is stored under the Crystal home. `assume` (--trust-project-tools, or
+ * config "trustProjectTools": true) trusts them without asking and without storing anything.
+ */
+import * as Effect from "effect/Effect"
+import { trust, untrustedEntries, type TrustEntry } from "./trust-store.ts"
+
+export interface TrustAsker {
+  /** A yes/no question; `defaultAnswer` is what silence (no person) means. */
+  readonly confirm: (question: string, defaultAnswer: boolean) => Effect.Effect<boolean>
+}
+
+export interface TrustDecision {
+  /** Entries that may run now: trusted before, trusted now, or assumed. */
+  readonly trusted: ReadonlyArray<TrustEntry>
+  readonly refused: ReadonlyArray<TrustEntry>
+  readonly notes: ReadonlyArray<string>
+}
+
+const kindLabel = (entry: TrustEntry): string => (entry.kind === "tools" ? "tool set" : "MCP server")
+
+export const trustQuestion = (workspace: string, entries: ReadonlyArray<TrustEntry>): string =>
+  [
+    `${workspace} supplies programs the model could run:`,
+    ...entries.map((entry) => `  ${kindLabel(entry)} ${entry.name}: ${entry.describe}`),
+    "Trust them? (asked again when they change)"
+  ].join("\n")
+
+export const decideTrust = (options: {
+  readonly home: string
+  readonly workspace: string
+  readonly entries: ReadonlyArray<TrustEntry>
+  readonly assume: boolean
+  readonly asker: TrustAsker
+}): Effect.Effect<TrustDecision> =>
+  Effect.gen(function* () {
+    if (options.entries.length === 0) return { trusted: [], refused: [], notes: [] }
+    if (options.assume) return { trusted: options.entries, refused: [], notes: [] }
+    let pending: ReadonlyArray<TrustEntry>
+    try {
+      pending = untrustedEntries(options.home, options.entries)
+    } catch (error) {
+      return { trusted: [], refused: options.entries, notes: [`${error instanceof Error ? error.message : String(error)}; the workspace's tools stay off`] }
+    }
+    if (pending.length === 0) return { trusted: options.entries, refused: [], notes: [] }
+    const yes = yield* options.asker.confirm(trustQuestion(options.workspace, pending), false)
+    const before = options.entries.filter((entry) => !pending.includes(entry))
+    if (!yes) {
+      const names = pending.map((entry) => entry.name).join(", ")
+      return {
+        trusted: before,
+        refused: pending,
+        notes: [`not offered until you trust them: ${names} (from ${options.workspace}; answer yes when asked, or pass --trust-project-tools)`]
+      }
+    }
+    const stored = yield* Effect.tryPromise(() => trust(options.home, pending)).pipe(
+      Effect.as<string | undefined>(undefined),
+      Effect.catchAll((error) => Effect.succeed(`trusted for this session only: ${error.error instanceof Error ? error.error.message : String(error.error)}`))
+    )
+    return { trusted: options.entries, refused: [], notes: stored === undefined ? [] : [stored] }
+  })
