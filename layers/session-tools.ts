@@ -20,6 +20,7 @@ import { makeQuestionTool } from "../src/tools/question-tool.ts"
 import { makeSkillTool } from "../src/tools/skill-tool.ts"
 import { makeSpill } from "../src/tools/spill.ts"
 import { makeTodoTools } from "../src/tools/todo-tools.ts"
+import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
 import type { PreparedSession } from "./prepare.ts"
 
 export interface SessionToolDeps {
@@ -29,6 +30,8 @@ export interface SessionToolDeps {
   readonly background: BackgroundBashShape
   readonly operator: OperatorShape
   readonly images: Omit<ToolImagesDeps, "conversation" | "config" | "configFile">
+  /** The session's MCP servers, when config.json names any: their tools come last in every catalog. */
+  readonly mcp?: McpServersShape | undefined
 }
 
 /** The shell classifier loads with the first shell call; Crystal's home (config, sessions) is off limits to commands. */
@@ -57,10 +60,16 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
       ...(yield* sessionBashTools(deps.bash, deps.background, shellClassifier(prepared.paths.home)))
     ]
     const disabled = new Set(prepared.disabledTools)
+    const mcp = deps.mcp
     const spill = makeSpill(prepared.spillDir)
     const images = makeToolImages({ ...deps.images, conversation: deps.conversation, config: prepared.config, configFile: prepared.paths.configFile })
     return {
-      catalog: (mode) => assembleCatalog(mode, tools, disabled, deps.images.providers.current().entry.capabilities.imageInput),
+      catalog: (mode) => {
+        const imageInput = deps.images.providers.current().entry.capabilities.imageInput
+        const builtin = assembleCatalog(mode, tools, disabled, imageInput)
+        return mcp === undefined ? builtin : [...builtin, ...assembleCatalog(mode, mcp.tools(), disabled, imageInput)]
+      },
+      ...(mcp === undefined ? {} : { beforeTurn: mcp.beforeTurn }),
       context: Effect.map(deps.policy.fence, (fence) => ({ fence, sessionId: prepared.document.id, spill, spillDir: prepared.spillDir, images })),
       fileWriters: new Set(tools.filter((tool) => tool.writesThroughFence === true).map((tool) => tool.name))
     }

@@ -14,6 +14,11 @@ export interface ToolboxShape {
   readonly context: Effect.Effect<ToolContext>
   /** Names of the session's tools whose writes go through the fence to their `path` (what compaction lists as changed). */
   readonly fileWriters: ReadonlySet<string>
+  /**
+   * Run at the start of each turn, before its first request: a tool source that changes between
+   * turns (MCP servers joining, failing, list_changed) settles the catalog and says what changed.
+   */
+  readonly beforeTurn?: Effect.Effect<ReadonlyArray<string>> | undefined
 }
 
 export class Toolbox extends Context.Tag("crystal/Toolbox")<Toolbox, ToolboxShape>() {

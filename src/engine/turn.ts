@@ -226,6 +226,7 @@ const turnBody = (conversation: ConversationShape, input: UserInput, settings: T
   Effect.gen(function* () {
     const operator = yield* Operator
     const renderer = yield* Renderer
+    for (const note of yield* (yield* Toolbox).beforeTurn ?? Effect.succeed([])) yield* renderer.note(note)
     const images = input.images ?? []
     // SPEC I3: refused before anything is stored or sent (the model may have changed since the paste).
     if (images.length > 0) yield* requireImageModel
