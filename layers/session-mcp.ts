@@ -6,7 +6,6 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import pkg from "../package.json" with { type: "json" }
 import type { ApprovalPolicyShape } from "../src/approval/approval-policy.ts"
 import { isWithin } from "../src/approval/path-fence.ts"
 import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
@@ -31,6 +30,6 @@ export const startMcpServers = (
           const fence = Effect.runSync(deps.policy.fence)
           return [fence.workspace, ...fence.grants.map((grant) => grant.root).filter((root) => !isWithin(prepared.paths.home, root) && !isWithin(fence.workspace, root))]
         }
-        return yield* servers.makeMcpServers({ plans, version: pkg.version, roots })
+        return yield* servers.makeMcpServers({ plans, roots })
       })
     : Effect.succeed(undefined)

@@ -16,8 +16,14 @@ import { DEFAULT_GRACE_MS } from "../bash/limits.ts"
 import type { McpEndpoint } from "./server-config.ts"
 import { ContainedStdioTransport } from "./stdio-transport.ts"
 
+/**
+ * How Crystal introduces itself in initialize. A copy of package.json's version: importing that
+ * file here would split it out of main.ts's chunk, a load more for every `crystal --version`
+ * (test/unit/mcp/names.test.ts keeps the two equal).
+ */
+export const clientInfo = { name: "crystal", version: "0.1.0" } as const
+
 export interface ConnectOptions {
-  readonly version: string
   /** How long initialize may take before the attempt fails. */
   readonly timeoutMs: number
   /** The directories the server may treat as roots: the workspace and the granted ones. */
@@ -40,7 +46,7 @@ export interface Connection {
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const makeClient = (options: ConnectOptions): Client => {
-  const client = new Client({ name: "crystal", version: options.version }, { capabilities: { roots: { listChanged: false } } })
+  const client = new Client({ ...clientInfo }, { capabilities: { roots: { listChanged: false } } })
   client.setRequestHandler(ListRootsRequestSchema, () => ({
     roots: options.roots().map((dir) => ({ uri: pathToFileURL(dir).href, name: dir }))
   }))

@@ -43,7 +43,6 @@ export interface McpServersShape {
 
 export interface McpServersOptions {
   readonly plans: ReadonlyArray<McpServerPlan>
-  readonly version: string
   readonly roots: () => ReadonlyArray<string>
 }
 
@@ -130,7 +129,6 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
         if (typeof endpoint === "string") throw new Error(endpoint)
         // initialize gets longer than the first turn waits: a server may still join late.
         const connection = await connectServer(endpoint, {
-          version: options.version,
           timeoutMs: Math.max(state.plan.startupTimeoutMs, 60_000),
           roots: options.roots,
           onToolsChanged: () => {

@@ -36,7 +36,7 @@ const open = async (servers: Readonly<Record<string, McpServerSettings>>, worksp
   const scope = Effect.runSync(Scope.make())
   scopes.push(scope)
   const plans = Object.entries(servers).map(([name, settings]) => planServer(name, settings, { workspace, env, baseEnv: baseEnv() }))
-  const mcp = await Effect.runPromise(makeMcpServers({ plans, version: "test", roots: () => [workspace] }).pipe(Scope.extend(scope)))
+  const mcp = await Effect.runPromise(makeMcpServers({ plans, roots: () => [workspace] }).pipe(Scope.extend(scope)))
   return { mcp, scope }
 }
 
