@@ -45,7 +45,7 @@ describe("planServer", () => {
   it("expands ${env:VAR} in env, args and headers, fills defaults, and shows the entry unexpanded", () => {
     const stdio = planServer("a", { command: "npx", args: ["-y", "srv", "--token=${env:TOKEN}"], env: { KEY: "${env:TOKEN}" }, cwd: "sub" }, options)
     expect(stdio.endpoint).toEqual({ kind: "stdio", command: "npx", args: ["-y", "srv", "--token=s3cret"], env: { PATH: "/bin", KEY: "s3cret" }, cwd: "/work/space/sub" })
-    expect(stdio.shown).toBe(`npx -y srv "--token=${env:TOKEN}"`)
+    expect(stdio.shown).toBe(`npx -y srv "--token=\${env:TOKEN}"`)
     expect(stdio).toMatchObject({ enabled: true, startupTimeoutMs: 10_000, toolTimeoutMs: 120_000, trustAnnotations: false, deny: [] })
     const http = planServer("b", { url: "https://example.com/mcp", headers: { Authorization: "Bearer ${env:TOKEN}" }, toolTimeoutSeconds: 5 }, options)
     expect(http.endpoint).toEqual({ kind: "http", url: "https://example.com/mcp", headers: { Authorization: "Bearer s3cret" } })
