@@ -32,6 +32,8 @@ export interface ConnectOptions {
   readonly onToolsChanged: () => void
   /** The connection ended without us closing it (the server exited, the stream broke). */
   readonly onClosed: (reason: string) => void
+  /** Aborted when the session closes (or the server restarts) while this attempt is still starting. */
+  readonly signal: AbortSignal
 }
 
 export interface Connection {
@@ -66,12 +68,18 @@ const listAll = async (client: Client): Promise<ReadonlyArray<McpTool>> => {
 }
 
 /** Connects `client` over `transport`; on failure the transport is closed (a stdio server's tree killed). */
-const attempt = async (client: Client, transport: Transport, timeoutMs: number): Promise<void> => {
+const attempt = async (client: Client, transport: Transport, options: ConnectOptions): Promise<void> => {
+  // A server still starting when the session closes is killed then, not after initialize times out.
+  const abandon = () => void transport.close().catch(() => {})
+  options.signal.addEventListener("abort", abandon, { once: true })
   try {
-    await client.connect(transport, { timeout: timeoutMs })
+    if (options.signal.aborted) throw new Error("the session closed while the server was starting")
+    await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal })
   } catch (error) {
     await transport.close().catch(() => {})
     throw error
+  } finally {
+    options.signal.removeEventListener("abort", abandon)
   }
 }
 
@@ -109,7 +117,7 @@ export const connectServer = async (endpoint: McpEndpoint, options: ConnectOptio
     const transport = new ContainedStdioTransport({ ...endpoint, graceMs: DEFAULT_GRACE_MS })
     const client = makeClient(options)
     try {
-      await attempt(client, transport, options.timeoutMs)
+      await attempt(client, transport, options)
     } catch (error) {
       throw stdioFailure(error, transport, endpoint.command)
     }
@@ -125,7 +133,7 @@ export const connectServer = async (endpoint: McpEndpoint, options: ConnectOptio
   const streamable = new StreamableHTTPClientTransport(url, { requestInit })
   const client = makeClient(options)
   try {
-    await attempt(client, streamable, options.timeoutMs)
+    await attempt(client, streamable, options)
     watch(client, () => "the connection closed")
     return finish(client, streamable, "streamable HTTP")
   } catch (error) {
@@ -136,7 +144,7 @@ export const connectServer = async (endpoint: McpEndpoint, options: ConnectOptio
   const sse = new SSEClientTransport(url, { requestInit })
   const legacy = makeClient(options)
   try {
-    await attempt(legacy, sse, options.timeoutMs)
+    await attempt(legacy, sse, options)
   } catch (error) {
     throw new Error(`${url.origin}${url.pathname}: neither streamable HTTP nor HTTP+SSE answered (${describeError(error)})`)
   }

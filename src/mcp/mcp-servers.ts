@@ -52,6 +52,8 @@ interface ServerState {
   connection: Connection | undefined
   /** The attempt in flight; settles when it connected or failed. */
   starting: Promise<void> | undefined
+  /** Aborts the attempt in flight (its process is killed). */
+  abort: AbortController | undefined
   startedAt: number
   generation: number
   tools: ReadonlyArray<Tool>
@@ -91,6 +93,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       status: plan.enabled ? "starting" : "disabled",
       connection: undefined,
       starting: undefined,
+      abort: undefined,
       startedAt: Date.now(),
       generation: 0,
       tools: [],
@@ -121,6 +124,9 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
 
     const start = (state: ServerState): Promise<void> => {
       const generation = ++state.generation
+      state.abort?.abort()
+      const abort = new AbortController()
+      state.abort = abort
       state.status = "starting"
       state.startedAt = Date.now()
       const current = () => generation === state.generation && !closed
@@ -131,6 +137,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
         const connection = await connectServer(endpoint, {
           timeoutMs: Math.max(state.plan.startupTimeoutMs, 60_000),
           roots: options.roots,
+          signal: abort.signal,
           onToolsChanged: () => {
             if (current()) state.stale = true
           },
@@ -161,7 +168,8 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
         closed = true
-        await Promise.all(states.map((state) => state.connection?.close()))
+        for (const state of states) state.abort?.abort()
+        await Promise.all(states.flatMap((state) => [state.connection?.close(), state.starting]))
       })
     )
 

@@ -19,6 +19,7 @@ import { isProcessAlive } from "../../../src/bash/process-tree.ts"
 import { makeSpill } from "../../../src/tools/spill.ts"
 import type { Tool, ToolContext, ToolOutput } from "../../../src/tools/tool.ts"
 import { everythingServer, filesystemServer, probeServer, silentServer, startEverythingHttp } from "../../support/mcp/servers.ts"
+import { processesWith } from "../../support/processes.ts"
 import { tempDir } from "../../support/temp.ts"
 
 const scopes: Array<Scope.CloseableScope> = []
@@ -171,11 +172,16 @@ describe("MCP server-filesystem", () => {
 describe("MCP servers that misbehave", () => {
   it("a server that never answers initialize holds the first turn at most startupTimeoutSeconds, with a note", async () => {
     const workspace = await tempDir()
-    const { mcp } = await open({ silent: stdio(silentServer, [], { startupTimeoutSeconds: 0.5 }), everything: stdio(everythingServer, ["stdio"]) }, workspace)
+    const { mcp, scope } = await open({ silent: stdio(silentServer, [], { startupTimeoutSeconds: 0.5 }), everything: stdio(everythingServer, ["stdio"]) }, workspace)
     const notes = await Effect.runPromise(mcp.beforeTurn)
     expect(notes).toEqual(["MCP server silent is still starting after 0.5 s (startupTimeoutSeconds); its tools join when it is ready."])
     expect(mcp.status().find((server) => server.name === "silent")?.status).toBe("starting")
     expect(mcp.tools().some((tool) => tool.name === "mcp__everything__echo")).toBe(true)
+    expect(await processesWith(silentServer)).toHaveLength(1)
+    // Closing the session while it still starts kills it, without waiting for initialize to time out.
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    scopes.splice(scopes.indexOf(scope), 1)
+    expect(await processesWith(silentServer)).toEqual([])
   })
 
   it("a missing ${env:VAR} or command is one note naming the server and the reason", async () => {
