@@ -136,3 +136,39 @@ describe("MCP servers in crystal run", () => {
     expect(await fs.readFile(file, "utf8")).toBe(before)
   })
 })
+
+describe("crystal mcp list|show", () => {
+  it("lists the configured servers without starting them, as a table or text", async () => {
+    const sandbox = await makeSandbox()
+    await fs.writeFile(
+      path.join(sandbox.home, "config.json"),
+      JSON.stringify({ mcpServers: { everything: { command: node, args: [everythingServer, "stdio"] }, web: { url: "http://127.0.0.1:9/mcp", enabled: false } } })
+    )
+    const table = await runCrystal(sandbox, ["mcp", "list"])
+    expect(table.code).toBe(0)
+    expect(table.stdout.split("\n")[0]).toMatch(/^NAME\s+TRANSPORT\s+ENABLED\s+TRUST ANNOTATIONS\s+COMMAND OR URL$/)
+    expect(table.stdout).toMatch(/^web\s+http\s+no\s+no\s+http:\/\/127\.0\.0\.1:9\/mcp$/m)
+    const text = await runCrystal(sandbox, ["mcp", "list", "--format", "text"])
+    expect(text.stdout).toBe(`everything\tstdio\tyes\tno\t${node} ${everythingServer} stdio\nweb\thttp\tno\tno\thttp://127.0.0.1:9/mcp\n`)
+    expect(await processesWith(everythingServer)).toEqual([])
+  })
+
+  it("show NAME starts the server, lists its tools as the model sees them and stops it; a failing one exits 1 with its reason", async () => {
+    const sandbox = await makeSandbox()
+    await fs.writeFile(
+      path.join(sandbox.home, "config.json"),
+      JSON.stringify({ mcpServers: { everything: { command: node, args: [everythingServer, "stdio"] }, gone: { command: "crystal-no-such-server" } } })
+    )
+    const shown = await runCrystal(sandbox, ["mcp", "show", "everything", "--format", "text"])
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toContain("status\tready\n")
+    expect(shown.stdout).toMatch(/^mcp__everything__get-sum\tget-sum\tReturns the sum of two numbers$/m)
+    expect(await processesWith(everythingServer)).toEqual([])
+    const gone = await runCrystal(sandbox, ["mcp", "show", "gone"])
+    expect(gone.code).toBe(1)
+    expect(gone.stderr).toBe("crystal: MCP server gone: crystal-no-such-server: command not found\n")
+    const unknown = await runCrystal(sandbox, ["mcp", "show", "nope"])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toMatch(/no MCP server 'nope' in .*config\.json \(configured: everything, gone\)/)
+  })
+})
