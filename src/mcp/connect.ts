@@ -14,6 +14,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { ListRootsRequestSchema, ToolListChangedNotificationSchema, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import { DEFAULT_GRACE_MS } from "../bash/limits.ts"
 import type { McpEndpoint } from "./server-config.ts"
+import type { ServerProcess } from "./server-process.ts"
 import { ContainedStdioTransport } from "./stdio-transport.ts"
 
 /**
@@ -34,6 +35,8 @@ export interface ConnectOptions {
   readonly onClosed: (reason: string) => void
   /** Aborted when the session closes (or the server restarts) while this attempt is still starting. */
   readonly signal: AbortSignal
+  /** A stdio server's process, spawned before the SDK loaded (layers/session-mcp.ts). */
+  readonly spawned?: Promise<ServerProcess> | undefined
 }
 
 export interface Connection {
@@ -114,7 +117,7 @@ export const connectServer = async (endpoint: McpEndpoint, options: ConnectOptio
   }
 
   if (endpoint.kind === "stdio") {
-    const transport = new ContainedStdioTransport({ ...endpoint, graceMs: DEFAULT_GRACE_MS })
+    const transport = new ContainedStdioTransport(endpoint, DEFAULT_GRACE_MS, options.spawned)
     const client = makeClient(options)
     try {
       await attempt(client, transport, options)

@@ -14,6 +14,7 @@ import type { Tool } from "../tools/tool.ts"
 import { connectServer, type Connection } from "./connect.ts"
 import { isOffered, makeMcpTool } from "./mcp-tools.ts"
 import type { McpServerPlan } from "./server-config.ts"
+import type { ServerProcess } from "./server-process.ts"
 
 export type McpServerStatus = "starting" | "ready" | "failed" | "disabled"
 
@@ -43,6 +44,8 @@ export interface McpServersShape {
 
 export interface McpServersOptions {
   readonly plans: ReadonlyArray<McpServerPlan>
+  /** Stdio servers' processes already spawned, by server name: their first attempt takes them over. */
+  readonly spawned?: ReadonlyMap<string, Promise<ServerProcess>> | undefined
   readonly roots: () => ReadonlyArray<string>
 }
 
@@ -131,6 +134,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       state.startedAt = Date.now()
       const current = () => generation === state.generation && !closed
       const endpoint = state.plan.endpoint
+      const spawned = generation === 1 ? options.spawned?.get(state.plan.name) : undefined
       const attempt = (async () => {
         if (typeof endpoint === "string") throw new Error(endpoint)
         // initialize gets longer than the first turn waits: a server may still join late.
@@ -138,6 +142,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           timeoutMs: Math.max(state.plan.startupTimeoutMs, 60_000),
           roots: options.roots,
           signal: abort.signal,
+          spawned,
           onToolsChanged: () => {
             if (current()) state.stale = true
           },
