@@ -123,9 +123,7 @@ const mcpCommon = {
     })
   ),
   /** true: a tool the server marks readOnlyHint is classified as a read (default false: every tool is at least write). */
-  trustAnnotations: Schema.optional(Schema.Boolean),
-  /** true: the server may ask the active model for completions (sampling), each request approved by the operator. */
-  sampling: Schema.optional(Schema.Boolean)
+  trustAnnotations: Schema.optional(Schema.Boolean)
 }
 
 /**

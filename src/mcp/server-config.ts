@@ -27,7 +27,6 @@ export interface McpServerPlan {
   readonly allow: ReadonlyArray<string> | undefined
   readonly deny: ReadonlyArray<string>
   readonly trustAnnotations: boolean
-  readonly sampling: boolean
   /** How to reach it; a string says why it cannot be started (a missing variable). */
   readonly endpoint: McpEndpoint | string
   /** The endpoint as configured, `${env:…}` unexpanded: what `crystal mcp show` and /mcp print. */
@@ -67,8 +66,7 @@ export const planServer = (name: string, settings: McpServerSettings, options: {
     toolTimeoutMs: (settings.toolTimeoutSeconds ?? mcpDefaults.toolTimeoutSeconds) * 1000,
     allow: settings.tools?.allow,
     deny: settings.tools?.deny ?? [],
-    trustAnnotations: settings.trustAnnotations ?? mcpDefaults.trustAnnotations,
-    sampling: settings.sampling ?? false
+    trustAnnotations: settings.trustAnnotations ?? mcpDefaults.trustAnnotations
   }
   const shown = settings.url ?? [settings.command ?? "", ...(settings.args ?? [])].map(quoteArg).join(" ")
   try {

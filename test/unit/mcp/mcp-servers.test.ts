@@ -119,6 +119,19 @@ describe("MCP servers over stdio (server-everything)", () => {
     expect(reference.text).toMatch(/\[resource demo:\/\/resource\/static\/document\/.*\]|\[resource demo:\/\/resource/)
   })
 
+  it("offers the workspace as its root", async () => {
+    const workspace = await tempDir()
+    const { mcp } = await open({ everything: stdio(everythingServer, ["stdio"]) }, workspace)
+    await Effect.runPromise(mcp.beforeTurn)
+    // get-roots-list is registered once the client said it supports roots: it joins after list_changed.
+    await expect.poll(async () => {
+      await Effect.runPromise(mcp.beforeTurn)
+      return mcp.tools().some((tool) => tool.name === "mcp__everything__get-roots-list")
+    }, { timeout: 5000 }).toBe(true)
+    const roots = outputOf(await call(toolNamed(mcp, "mcp__everything__get-roots-list"), {}, await context(workspace)))
+    expect(roots.text).toContain(`file://${workspace}`)
+  })
+
   it("without an image service in the session, an image result is named, not lost", async () => {
     const workspace = await tempDir()
     const { mcp } = await open({ everything: stdio(everythingServer, ["stdio"]) }, workspace)
