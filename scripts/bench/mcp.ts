@@ -109,7 +109,8 @@ for (let done = 0; done < calls + block; done += block) {
   for (let i = 0; i < block; i++) await bare.callTool({ name: "echo", arguments: args })
   const bareMs = (preciseNow() - started) / block
   started = preciseNow()
-  for (let i = 0; i < block; i++) await Effect.runPromise(echo.run(args as never, context))
+  // As the executor runs it: inside the turn's fiber, not one runtime entry per call.
+  await Effect.runPromise(Effect.forEach(Array.from({ length: block }), () => echo.run(args as never, context), { discard: true }))
   const crystalMs = (preciseNow() - started) / block
   if (done < block) continue
   perCall.bare.push(bareMs)
