@@ -22,6 +22,9 @@ import { makeSessionStore, type SessionError, type SessionStoreShape } from "../
 import { providedToolNames } from "../src/tools/builtin.ts"
 import { discoverSkills, type Skill } from "../src/skills/discover.ts"
 import { resolvePromptSelection, type PromptFlags, type PromptSelection } from "../src/prompts/selection.ts"
+import { loadPlugins } from "../src/plugins/load.ts"
+import type { LoadResult } from "../src/plugins/loaded.ts"
+import { rawHookNotes } from "../src/plugins/plugin-loader.ts"
 
 /** What the operator asked of a session on the command line (src/cli/flags.ts parses it). */
 export interface SessionRequest extends PromptFlags {
@@ -51,6 +54,8 @@ export interface PreparedSession {
   readonly skills: ReadonlyArray<Skill>
   /** Things the operator should know before the first turn (skipped skills, for example). */
   readonly notes: ReadonlyArray<string>
+  /** The plugins this process loaded from the home (once per process; none when absent). */
+  readonly plugins?: LoadResult | undefined
 }
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -149,11 +154,15 @@ export const prepareSession = (
       config.skills === false
         ? { skills: [], notes: [] }
         : discoverSkills(path.join(paths.home, "skills"), path.join(paths.workspaceDir, "skills"))
+    // Once per process, after config (SPEC H1); its notes are told with the process's first session only.
+    const plugins = yield* Effect.promise(() => loadPlugins(paths.home))
+    const pluginNotes = checked === undefined ? [...plugins.notes, ...rawHookNotes(plugins.plugins)] : []
     return {
       paths,
       config,
       skills: discovered.skills,
-      notes: discovered.notes,
+      notes: [...discovered.notes, ...pluginNotes],
+      plugins,
       model,
       store,
       document,

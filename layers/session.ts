@@ -28,6 +28,7 @@ import { MediaStore } from "../src/media/media-store.ts"
 import { PromptResolver, type PromptResolverShape, type SidePrompts } from "../src/prompts/prompt-resolver.ts"
 import type { PlaceholderRegistry } from "../src/prompts/placeholder-registry.ts"
 import { Providers, type ProvidersShape } from "../src/providers/providers.ts"
+import { PluginLoader, type PluginLoaderShape } from "../src/plugins/plugin-loader.ts"
 import type { SessionDocument } from "../src/session/document.ts"
 import { acquireSessionLock, SessionLocked } from "../src/session/lock.ts"
 import { SessionStore } from "../src/session/store.ts"
@@ -49,6 +50,7 @@ export type SessionServices =
   | Compactor
   | Renderer
   | Operator
+  | PluginLoader
 
 /** What the process gives every session it starts: its environment, and where events and questions go. */
 export interface SessionHostContext {
@@ -101,8 +103,15 @@ const makeApprovalPolicy = (prepared: PreparedSession, providers: ProvidersShape
     reviewer: makeReviewer({ activeModel: providers, prompts: sidePrompts(conversation, resolver.review) })
   })
 
-const makeSessionCompactor = (prepared: PreparedSession, providers: ProvidersShape, resolver: PromptResolverShape, conversation: ConversationShape) =>
+const makeSessionCompactor = (
+  prepared: PreparedSession,
+  providers: ProvidersShape,
+  resolver: PromptResolverShape,
+  conversation: ConversationShape,
+  plugins: PluginLoaderShape
+) =>
   makeCompactor({
+    hooks: plugins.hooks.idle ? undefined : plugins.hooks,
     settings: {
       auto: prepared.config.compaction?.auto ?? compactionDefaults.auto,
       threshold: prepared.config.compaction?.threshold ?? compactionDefaults.threshold,
@@ -121,7 +130,20 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     const store = Context.make(SessionStore, prepared.store)
     const conversation = yield* Conversation.make(prepared.document).pipe(Effect.provide(store))
     const providers = yield* Providers.make({ config: prepared.config, configFile: prepared.paths.configFile, env: host.env, initial: prepared.model })
-    const resolver = PromptResolver.make({ paths: prepared.paths, selection: prepared.prompts, skills: prepared.skills, disabledTools: prepared.disabledTools })
+    const plugins = PluginLoader.make({
+      plugins: prepared.plugins?.plugins ?? [],
+      loadNotes: prepared.plugins?.notes ?? [],
+      note: host.renderer.note,
+      configFile: prepared.paths.configFile
+    })
+    const resolver = PromptResolver.make({
+      paths: prepared.paths,
+      selection: prepared.prompts,
+      skills: prepared.skills,
+      disabledTools: prepared.disabledTools,
+      hooks: plugins.hooks.idle ? undefined : plugins.hooks
+    })
+    if (!plugins.hooks.idle) yield* plugins.hooks.registerPlaceholders(resolver.placeholders)
     const policy = yield* makeApprovalPolicy(prepared, providers, resolver, conversation)
     // Commands run without the provider keys Crystal knows (README "Secrets").
     const bash = { ...bashSettings(prepared.config), env: shellEnvironment(prepared.config, host.env) }
@@ -142,10 +164,12 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       Context.add(MediaStore, media),
       Context.add(Conversation, conversation),
       Context.add(Toolbox, toolbox),
-      Context.add(Compactor, makeSessionCompactor(prepared, providers, resolver, conversation)),
+      Context.add(Compactor, makeSessionCompactor(prepared, providers, resolver, conversation, plugins)),
       Context.add(Renderer, host.renderer),
-      Context.add(Operator, host.operator)
+      Context.add(Operator, host.operator),
+      Context.add(PluginLoader, plugins)
     )
+    yield* pluginMoments(plugins, conversation)
     return {
       services,
       controls: makeSessionControls(),
@@ -173,3 +197,16 @@ const titleOnce = (providers: ProvidersShape, resolver: PromptResolverShape, con
 const runningTasks = (background: BackgroundBashShape): Effect.Effect<number> =>
   Effect.map(background.list, (tasks) => tasks.filter((task) => task.state.status === "running").length)
 
+
+/**
+ * SPEC H4: a session starts (onSessionStarted) once its services
+ * exist, and ends (onSessionEnded, with the workspace and session it leaves) when its scope
+ * closes: on exit, /clear, /resume, /fork, and before /cd or /space start the next one.
+ */
+const pluginMoments = (plugins: PluginLoaderShape, conversation: ConversationShape) =>
+  Effect.gen(function* () {
+    if (plugins.hooks.idle) return
+    const info = Effect.map(conversation.document, (doc) => ({ workspace: doc.workspace, sessionId: doc.id, approval: doc.approval }))
+    yield* plugins.hooks.sessionStarted(yield* info)
+    yield* Effect.addFinalizer(() => Effect.flatMap(info, plugins.hooks.sessionEnded))
+  })

@@ -6,8 +6,9 @@
  *   - `crystal run`: wall time until its first request reaches a local fake LLM server, and the
  *     peak RSS of the whole run.
  * With `--baseline PATH`, another crystal binary (an earlier commit's build) is measured in the
- * same interleaved runs, and the change is printed against it.
- * Usage: npm run build && bun scripts/bench/startup.ts [--runs N] [--baseline PATH]
+ * same interleaved runs, and the change is printed against it. With `--plugin`, the run is also
+ * measured with one trivial plugin in the home (an onPrompt hook in a .mjs), interleaved too.
+ * Usage: npm run build && bun scripts/bench/startup.ts [--runs N] [--baseline PATH] [--plugin]
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -22,6 +23,7 @@ const baselineFlag = process.argv.indexOf("--baseline")
 const baseline = baselineFlag > 0 ? path.resolve(process.argv[baselineFlag + 1] ?? "") : undefined
 if (baseline !== undefined && !fs.existsSync(baseline)) throw new Error(`--baseline: ${baseline} does not exist`)
 const warmup = 3
+const withPlugin = process.argv.includes("--plugin")
 
 requireCrystalBinary()
 const empty = compileEmptyProgram()
@@ -38,21 +40,27 @@ fs.writeFileSync(
   })
 )
 const env = { ...process.env, CRYSTAL_HOME: home, NO_COLOR: "1" } as Record<string, string>
+const pluginHome = fs.mkdtempSync(path.join(os.tmpdir(), "crystal-bench-plugin-home-"))
+fs.copyFileSync(path.join(home, "config.json"), path.join(pluginHome, "config.json"))
+fs.mkdirSync(path.join(pluginHome, "plugins", "trivial"), { recursive: true })
+fs.writeFileSync(path.join(pluginHome, "plugins", "trivial", "plugin.json"), '{ "entry": "index.mjs", "enabled": true }\n')
+fs.writeFileSync(path.join(pluginHome, "plugins", "trivial", "index.mjs"), 'export default { hooks: { onPrompt: () => "Answer briefly." } }\n')
+const pluginEnv = { ...env, CRYSTAL_HOME: pluginHome }
 const runArgv = [crystalBinary, "run", "say ok"]
 
 /** Spawn → the fake server has the request in hand. The child then finishes its turn. */
-const timeFirstRequest = async (binary = crystalBinary): Promise<number> => {
+const timeFirstRequest = async (binary = crystalBinary, runEnv = env): Promise<number> => {
   fake.script([{ text: "ok" }])
   const seen = fake.requests.length
   const started = preciseNow()
-  const child = Bun.spawn([binary, ...runArgv.slice(1)], { cwd: workspace, env, stdout: "ignore", stderr: "ignore", stdin: "ignore" })
+  const child = Bun.spawn([binary, ...runArgv.slice(1)], { cwd: workspace, env: runEnv, stdout: "ignore", stderr: "ignore", stdin: "ignore" })
   const request = await fake.waitForRequest(seen + 1, { timeoutMs: 10_000 })
   const code = await child.exited
   if (code !== 0) throw new Error(`crystal run exited with ${code}`)
   return request.receivedAt - started
 }
 
-const times = { empty: [] as Array<number>, version: [] as Array<number>, run: [] as Array<number> }
+const times = { empty: [] as Array<number>, version: [] as Array<number>, run: [] as Array<number>, plugin: [] as Array<number> }
 const baseTimes = { version: [] as Array<number>, run: [] as Array<number> }
 for (let i = 0; i < warmup + runs; i++) {
   const e = await timeProcess([empty])
@@ -60,7 +68,9 @@ for (let i = 0; i < warmup + runs; i++) {
   const r = await timeFirstRequest()
   const bv = baseline === undefined ? undefined : await timeProcess([baseline, "--version"])
   const br = baseline === undefined ? undefined : await timeFirstRequest(baseline)
+  const rp = withPlugin ? await timeFirstRequest(crystalBinary, pluginEnv) : undefined
   if (i < warmup) continue
+  if (rp !== undefined) times.plugin.push(rp)
   times.empty.push(e)
   times.version.push(v)
   times.run.push(r)
@@ -82,6 +92,7 @@ for (let i = 0; i < 5; i++) {
 }
 await fake.close()
 fs.rmSync(home, { recursive: true, force: true })
+fs.rmSync(pluginHome, { recursive: true, force: true })
 fs.rmSync(workspace, { recursive: true, force: true })
 fs.rmSync(path.dirname(empty), { recursive: true, force: true })
 
@@ -93,6 +104,10 @@ console.log(`startup: ${runs} interleaved runs each (medians), ${os.cpus().lengt
 console.log(`  empty Bun binary             ${ms(t.empty).padStart(9)}            peak RSS ${rssText(m.empty)}`)
 console.log(`  crystal --version            ${ms(t.version).padStart(9)}  ${ratio(t.version, t.empty).padStart(6)} empty  peak RSS ${rssText(m.version)}`)
 console.log(`  crystal run → first request  ${ms(t.run).padStart(9)}  ${ratio(t.run, t.empty).padStart(6)} empty  peak RSS ${rssText(m.run)} (whole run)`)
+if (withPlugin) {
+  const p = median(times.plugin)
+  console.log(`  … with one trivial plugin    ${ms(p).padStart(9)}  ${p >= t.run ? "+" : ""}${ms(p - t.run)} over the run without (target ≤ +5 ms)`)
+}
 if (baseline !== undefined) {
   const b = { version: median(baseTimes.version), run: median(baseTimes.run) }
   const change = (now: number, before: number) => `${now >= before ? "+" : ""}${(((now - before) / before) * 100).toFixed(1)}%`

@@ -15,6 +15,7 @@ import { sessionOptions, toSessionFlags } from "./session-options.ts"
 import { sessionsCommand } from "./sessions-command.ts"
 import { promptAttachmentsCommand } from "./prompt-attachments-command.ts"
 import { promptsetsCommand } from "./promptsets-command.ts"
+import { pluginsCommand } from "./plugins-command.ts"
 import { mcpCommand } from "./mcp-command.ts"
 
 /** @effect/cli handlers return nothing, so each reports its exit code through `done`. */
@@ -40,7 +41,7 @@ export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<nu
 
   return Command.make("crystal", sessionOptions, (parsed) => report(invoke({ _tag: "Chat", flags: toSessionFlags(parsed) }))).pipe(
     Command.withDescription("A coding agent for the terminal. Without a command: a conversation in the current directory"),
-    Command.withSubcommands([run, space, sessionsCommand(done), promptsetsCommand(done), promptAttachmentsCommand(done), mcpCommand(done)])
+    Command.withSubcommands([run, space, sessionsCommand(done), promptsetsCommand(done), promptAttachmentsCommand(done), pluginsCommand(done), mcpCommand(done)])
   )
 }
 

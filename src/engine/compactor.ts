@@ -16,6 +16,7 @@ import type { SidePrompts } from "../prompts/prompt-resolver.ts"
 import { sideRequest } from "./side-request.ts"
 import { compactionSlots, type CompactionPromptInput } from "./compaction-prompt.ts"
 import { CompactionFailed } from "./errors.ts"
+import type { HookPipeline } from "../plugins/pipeline.ts"
 
 export interface CompactionPolicy {
   readonly auto: boolean
@@ -51,6 +52,8 @@ export interface CompactorOptions {
   /** The whole summary request, retries included (default 3 minutes). */
   readonly timeoutMs?: number | undefined
   readonly note?: ((text: string) => void) | undefined
+  /** The plugins' compaction hooks; absent when no plugin has any. */
+  readonly hooks?: HookPipeline | undefined
 }
 
 export const defaultCompactionTimeoutMs = 180_000
@@ -67,15 +70,24 @@ export const makeCompactor = (options: CompactorOptions): CompactorShape => ({
   summarize: (input) => {
     const attempt = Effect.flatMap(options.prompts, ({ system, userTemplate, hostValues }) => {
       const { entry } = options.activeModel.current()
-      const text = compactionUserText(userTemplate, { ...input, maxConversationChars: maxConversationChars(entry) }, hostValues, options.note)
-      return sideRequest(options.activeModel, { system, items: [{ _tag: "user", id: newItemId(), text }], tools: [] }).pipe(
-        Effect.mapError((error) => new CompactionFailed({ message: `the summary request failed: ${error.message}` })),
-        Effect.flatMap(({ text: summary, calledTool, usage }) => {
-          if (summary.trim() !== "") return Effect.succeed({ text: summary.trim(), usage })
-          return new CompactionFailed({
-            message: calledTool === undefined ? "the model returned an empty summary" : `the model called ${calledTool} instead of writing a summary`
-          })
-        })
+      const hooks = options.hooks
+      const composed = compactionUserText(userTemplate, { ...input, maxConversationChars: maxConversationChars(entry) }, hostValues, options.note)
+      // OnCompaction appends, then a raw RewriteCompaction replaces (S2); the summary gets the same two steps.
+      return (hooks === undefined ? Effect.succeed(composed) : hooks.compactionPrompt(composed)).pipe(
+        Effect.flatMap((text) =>
+          sideRequest(options.activeModel, { system, items: [{ _tag: "user", id: newItemId(), text }], tools: [] }, hooks === undefined ? undefined : { hooks, purpose: "compaction" }).pipe(
+            Effect.mapError((error) => new CompactionFailed({ message: `the summary request failed: ${error.message}` })),
+            Effect.flatMap(({ text: summary, calledTool, usage }) => {
+              if (summary.trim() === "") {
+                return new CompactionFailed({
+                  message: calledTool === undefined ? "the model returned an empty summary" : `the model called ${calledTool} instead of writing a summary`
+                })
+              }
+              const stored = hooks === undefined ? Effect.succeed(summary.trim()) : hooks.compactionSummary(text, summary.trim())
+              return Effect.map(stored, (final) => ({ text: final, usage }))
+            })
+          )
+        )
       )
     })
     const timeoutMs = options.timeoutMs ?? defaultCompactionTimeoutMs

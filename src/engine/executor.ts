@@ -12,7 +12,9 @@ import type { ToolCall } from "../session/items.ts"
 import type { Tool, ToolOutput } from "../tools/tool.ts"
 import { authorize } from "./authorize.ts"
 import type { ApprovalPolicy } from "../approval/approval-policy.ts"
-import type { Conversation } from "./conversation.ts"
+import { Conversation } from "./conversation.ts"
+import { PluginLoader } from "../plugins/plugin-loader.ts"
+import { heldImages } from "./request-images.ts"
 import type { Operator } from "./operator.ts"
 import type { Renderer } from "./renderer.ts"
 import { Toolbox } from "./toolbox.ts"
@@ -60,9 +62,11 @@ const catchDefects = (tool: Tool) => (effect: Effect.Effect<ToolOutput>) =>
 export interface ExecutionSettings {
   readonly mode: Mode
   readonly approval: ApprovalMode
+  /** The turn's model takes images: onToolResult may give a result images (a text-only turn ignores them). */
+  readonly acceptsImages?: boolean | undefined
 }
 
-export type ExecutionServices = Toolbox | ApprovalPolicy | Conversation | Operator | Renderer
+export type ExecutionServices = Toolbox | ApprovalPolicy | Conversation | Operator | Renderer | PluginLoader
 
 /**
  * Runs one tool call and always produces an output: unknown tools, malformed arguments,
@@ -70,9 +74,28 @@ export type ExecutionServices = Toolbox | ApprovalPolicy | Conversation | Operat
  * model can act on. Only tools of the current mode's catalog can be called.
  */
 export const executeToolCall = (
-  call: ToolCall,
+  modelCall: ToolCall,
   settings: ExecutionSettings
 ): Effect.Effect<ToolOutput, never, ExecutionServices> =>
+  Effect.gen(function* () {
+    const hooks = (yield* PluginLoader).hooks
+    // A call a hook rewrote is classified and approved as rewritten (SPEC A5): nothing below sees the model's version.
+    const call = yield* hooks.toolCall(modelCall)
+    const output = yield* runCall(call, settings)
+    if (hooks.idle) return output
+    const images = (yield* (yield* Toolbox).context).images
+    const doc = yield* (yield* Conversation).document
+    const attach = images === undefined ? undefined : (bytes: Uint8Array, source: string) => Effect.map(images.attach(bytes, source), (kept) => kept.ref)
+    const changed = yield* hooks.toolResult(call, { text: output.text, images: output.images ?? [] }, {
+      acceptsImages: settings.acceptsImages === true,
+      held: heldImages(doc.items),
+      attach
+    })
+    const { images: _images, ...rest } = output
+    return { ...rest, text: changed.text, ...(changed.images.length > 0 ? { images: changed.images } : {}) }
+  }).pipe(Effect.map(redacted))
+
+const runCall = (call: ToolCall, settings: ExecutionSettings): Effect.Effect<ToolOutput, never, ExecutionServices> =>
   Effect.gen(function* () {
     const toolbox = yield* Toolbox
     const catalog = toolbox.catalog(settings.mode)
@@ -89,7 +112,8 @@ export const executeToolCall = (
     const context = yield* toolbox.context
     const classified = yield* tool.classify(args, context).pipe(Effect.either, catchDefectsEither(tool))
     if (Either.isLeft(classified)) return failure(classified.left)
-    const classification = classified.right
+    // onApproval may only raise what the host decided; rewriteApproval (raw) may set anything, and the policy still decides.
+    const classification = yield* (yield* PluginLoader).hooks.approval(call, classified.right)
     const verdict = yield* authorize(call, classification, { ...settings, writesThroughFence: tool.writesThroughFence === true })
     if (verdict._tag === "Refuse") return failure(verdict.text)
     // The operator or the policy allowed exactly these paths for this call.
@@ -101,7 +125,7 @@ export const executeToolCall = (
       Effect.catchTags({ ToolError: (error) => Effect.succeed(failure(error.message)), FenceError: (error) => Effect.succeed(failure(error.message)) }),
       catchDefects(tool)
     )
-  }).pipe(Effect.map(redacted))
+  })
 
 /** classify failures and defects as text, interruption passed on. */
 const catchDefectsEither =

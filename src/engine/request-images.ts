@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { MediaStore } from "../media/media-store.ts"
 import type { ModelEntry } from "../providers/catalog.ts"
-import type { ImageBytes } from "../providers/model-client.ts"
+import type { ImageBytes, ModelRequest } from "../providers/model-client.ts"
 import { newItemId } from "../session/ids.ts"
 import type { ImageRef, TranscriptItem } from "../session/items.ts"
 import { Conversation, type ConversationShape } from "./conversation.ts"
@@ -51,4 +51,15 @@ export const requestImages = (
       }
     }
     return images
+  })
+
+/** Every image the session holds, by content hash: what a plugin may name. */
+export const heldImages = (items: ReadonlyArray<TranscriptItem>): ReadonlyMap<string, ImageRef> =>
+  new Map(items.flatMap(imageRefsOf).map((ref) => [ref.sha256, ref] as const))
+
+/** A request a plugin restructured, with the image bytes of the items it has now. */
+export const withImages = (request: ModelRequest) =>
+  Effect.map(requestImages(request.items, request.model), (images) => {
+    const { images: _before, ...rest } = request
+    return images === undefined ? rest : { ...rest, images }
   })

@@ -11,7 +11,8 @@ import { newItemId } from "../session/ids.ts"
 import type { Usage } from "../session/items.ts"
 import { Providers } from "../providers/providers.ts"
 import { sideRequest } from "./side-request.ts"
-import { requestImages } from "./request-images.ts"
+import { heldImages, requestImages } from "./request-images.ts"
+import { PluginLoader } from "../plugins/plugin-loader.ts"
 import { contextView } from "./context-view.ts"
 import { Conversation } from "./conversation.ts"
 import { Toolbox, toolDefinitions } from "./toolbox.ts"
@@ -43,12 +44,12 @@ export const askSideQuestion = (question: string) =>
     const doc = yield* conversation.document
     const items = [...contextView(doc.items).items, { _tag: "user" as const, id: newItemId(), text: sideQuestionText(asked) }]
     const images = yield* requestImages(items, entry)
-    const { text, calledTool, usage } = yield* sideRequest({ current: () => ({ entry, client }) }, {
-      system: doc.system ?? "",
-      items,
-      tools: toolDefinitions(toolbox.catalog(doc.mode)),
-      ...(images === undefined ? {} : { images })
-    })
+    const hooks = (yield* PluginLoader).hooks
+    const { text, calledTool, usage } = yield* sideRequest(
+      { current: () => ({ entry, client }) },
+      { system: doc.system ?? "", items, tools: toolDefinitions(toolbox.catalog(doc.mode)), ...(images === undefined ? {} : { images }) },
+      { hooks, purpose: "side", held: heldImages(doc.items) }
+    )
     if (text.trim() === "") {
       return yield* new SideQuestionError({
         message: calledTool === undefined ? "the model returned an empty answer" : `the model tried to call ${calledTool} instead of answering; side questions run no tools`

@@ -7,7 +7,9 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { ModelRequest } from "../providers/model-client.ts"
 import { retryStream } from "../providers/retry.ts"
-import type { Usage } from "../session/items.ts"
+import type { ImageRef, Usage } from "../session/items.ts"
+import { newItemId } from "../session/ids.ts"
+import type { HookPipeline } from "../plugins/pipeline.ts"
 import type { ProvidersShape } from "../providers/providers.ts"
 
 export interface SideResponse {
@@ -18,21 +20,38 @@ export interface SideResponse {
   readonly model: string
 }
 
+/** A side request that plugins see (the side question, the compaction summary); the reviewer and the titler pass none. */
+export interface SideRequestHooks {
+  readonly hooks: HookPipeline
+  readonly purpose: "side" | "compaction"
+  /** The images the session holds, by content hash (what a raw hook may name). */
+  readonly held?: ReadonlyMap<string, ImageRef> | undefined
+}
+
 /** `request` without a model: the active one is read when the request is made, so /model applies. */
-export const sideRequest = (activeModel: Pick<ProvidersShape, "current">, request: Omit<ModelRequest, "model">) =>
+export const sideRequest = (activeModel: Pick<ProvidersShape, "current">, request: Omit<ModelRequest, "model">, plugins?: SideRequestHooks) =>
   Effect.suspend(() => {
     const { entry, client } = activeModel.current()
     let text = ""
     let calledTool: string | undefined
     let usage: Usage | undefined
-    return retryStream(() => client.stream({ ...request, model: entry })).pipe(
-      Stream.runForEach((event) =>
-        Effect.sync(() => {
-          if (event.type === "text_delta") text += event.text
-          else if (event.type === "tool_call") calledTool ??= event.name
-          else if (event.type === "usage") usage = event.usage
-        })
-      ),
-      Effect.map((): SideResponse => ({ text, calledTool, usage, model: entry.ref }))
+    const full: ModelRequest = { ...request, model: entry }
+    const outbound = plugins === undefined ? Effect.succeed(full) : Effect.map(plugins.hooks.outbound(plugins.purpose, full, plugins.held ?? new Map()), (out) => out.request)
+    return Effect.flatMap(outbound, (sent) =>
+      retryStream(() => client.stream(sent)).pipe(
+        Stream.runForEach((event) =>
+          Effect.sync(() => {
+            if (event.type === "text_delta") text += event.text
+            else if (event.type === "tool_call") calledTool ??= event.name
+            else if (event.type === "usage") usage = event.usage
+          })
+        ),
+        Effect.map((): SideResponse => ({ text, calledTool, usage, model: entry.ref })),
+        Effect.tap((response) =>
+          plugins === undefined
+            ? Effect.void
+            : plugins.hooks.modelResponse(plugins.purpose, { _tag: "assistant", id: newItemId(), text: response.text, model: response.model, ...(response.usage === undefined ? {} : { usage: response.usage }) })
+        )
+      )
     )
   })

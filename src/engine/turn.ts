@@ -3,6 +3,7 @@
  * repeat until the model answers without tool calls. Whatever happens (error, cut stream,
  * interruption), the session keeps what was complete and stays consistent for the next turn.
  */
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
@@ -23,7 +24,8 @@ import { Operator } from "./operator.ts"
 import { refuseOversizedMessage } from "./oversized-message.ts"
 import { Renderer } from "./renderer.ts"
 import { rejectedImageRetry } from "./rejected-image.ts"
-import { requestImages } from "./request-images.ts"
+import { PluginLoader } from "../plugins/plugin-loader.ts"
+import { heldImages, requestImages, withImages } from "./request-images.ts"
 import { reminderDue, reminderText } from "./todo-reminder.ts"
 import { Toolbox, toolDefinitions } from "./toolbox.ts"
 
@@ -125,13 +127,14 @@ const respond = (settings: TurnSettings) => Effect.gen(function* () {
     const doc = yield* conversation.document
     const items = contextView(doc.items).items
     const images = yield* requestImages(items, model)
-    const request = {
-      system: doc.system ?? "",
-      items,
-      tools: toolDefinitions(catalog),
-      model,
-      ...(images === undefined ? {} : { images })
-    }
+    const hooks = (yield* PluginLoader).hooks
+    // TransformModel / RebuildModel change this call only; the transcript keeps what was stored.
+    const outbound = yield* hooks.outbound(
+      doc.mode,
+      { system: doc.system ?? "", items, tools: toolDefinitions(catalog), model, ...(images === undefined ? {} : { images }) },
+      heldImages(doc.items)
+    )
+    const request = outbound.changed ? yield* withImages(outbound.request) : outbound.request
     const draft = new ResponseDraft()
     const events = retryStream(() => client.stream(request), {
       ...(settings.maxRetryWaitSeconds === undefined ? {} : { maxRetryAfterMs: settings.maxRetryWaitSeconds * 1000 }),
@@ -154,9 +157,14 @@ const respond = (settings: TurnSettings) => Effect.gen(function* () {
         Exit.isSuccess(exit) || draft.isEmpty()
           ? Effect.void
           : recordMessage(draft.toMessage(model.ref, true)).pipe(Effect.zipRight(conversation.save))
+      ),
+      Effect.tapError(() =>
+        Effect.forEach(outbound.rebuiltBy, (plugin) => renderer.note(`Raw hook '${plugin}' changed this model request. The failure may be related.`), { discard: true })
       )
     )
     const message = draft.toMessage(model.ref, false)
+    // Before the host commits the candidate; the hook sees a copy and the host keeps what it received.
+    yield* hooks.modelResponse(doc.mode, message)
     yield* recordMessage(message)
     yield* conversation.save
     yield* renderer.assistantMessage(message)
@@ -185,7 +193,8 @@ const runToolCalls = (calls: ReadonlyArray<ToolCall>) =>
           yield* renderer.toolStarted(call)
           const started = Date.now()
           const doc = yield* conversation.document
-          const output = yield* executeToolCall(call, { mode: doc.mode, approval: doc.approval })
+          const acceptsImages = (yield* Providers).current().entry.capabilities.imageInput
+          const output = yield* executeToolCall(call, { mode: doc.mode, approval: doc.approval, acceptsImages })
           const result: ToolResult = {
             _tag: "tool_result",
             id: newItemId(),
@@ -224,16 +233,33 @@ export const runTurn = (input: string | UserInput, settings: TurnSettings) =>
 
 const turnBody = (conversation: ConversationShape, input: UserInput, settings: TurnSettings) =>
   Effect.gen(function* () {
-    const operator = yield* Operator
-    const renderer = yield* Renderer
-    for (const note of yield* (yield* Toolbox).beforeTurn ?? Effect.succeed([])) yield* renderer.note(note)
+    const hooks = (yield* PluginLoader).hooks
+    for (const note of yield* (yield* Toolbox).beforeTurn ?? Effect.succeed([])) yield* (yield* Renderer).note(note)
     const images = input.images ?? []
     // SPEC I3: refused before anything is stored or sent (the model may have changed since the paste).
     if (images.length > 0) yield* requireImageModel
-    const userMessage = { _tag: "user", id: newItemId(), text: input.text, ...(images.length > 0 ? { images } : {}) } as const
+    const text = yield* hooks.userMessage(input.text)
+    const userMessage = { _tag: "user", id: newItemId(), text, ...(images.length > 0 ? { images } : {}) } as const
     yield* refuseOversizedMessage(userMessage)
     yield* conversation.append(userMessage)
     yield* conversation.save
+    const mode = (yield* conversation.document).mode
+    yield* hooks.turnStarted({ text, mode })
+    return yield* turnLoop(conversation, settings).pipe(
+      Effect.onExit((exit) => hooks.turnFinished({ text, mode, stopReason: stopReason(exit) }))
+    )
+  })
+
+/** What onTurnFinished hears of how a turn ended. */
+const stopReason = (exit: Exit.Exit<TurnOutcome, unknown>): string => {
+  if (Exit.isSuccess(exit)) return exit.value._tag === "Answered" ? "answered" : "step_limit"
+  return Cause.isInterruptedOnly(exit.cause) ? "cancelled" : "error"
+}
+
+const turnLoop = (conversation: ConversationShape, settings: TurnSettings) =>
+  Effect.gen(function* () {
+    const operator = yield* Operator
+    const renderer = yield* Renderer
     let steps = 0
     let budget = settings.maxSteps
     let usage: Usage = emptyUsage

@@ -24,8 +24,10 @@ export const composePrompt = (
   const notes: Array<string> = []
   const bind = (text: string) => bindPlaceholders(text, values, (note) => notes.push(note))
   const body = resolvePrompt(name, locations)
-  const parts = [bind(body.text), ...attachments(name, bind)]
-  // One blank line between parts; the last part keeps its own ending.
-  const text = parts.map((part, index) => (index < parts.length - 1 ? part.replace(/\n+$/, "") : part)).join("\n\n")
+  const text = joinParts([bind(body.text), ...attachments(name, bind)])
   return { text, body, notes }
 }
+
+/** One blank line between parts; the last part keeps its own ending. */
+export const joinParts = (parts: ReadonlyArray<string>): string =>
+  parts.map((part, index) => (index < parts.length - 1 ? part.replace(/\n+$/, "") : part)).join("\n\n")

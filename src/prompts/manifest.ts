@@ -374,25 +374,28 @@ export const editManifestText = (text: string, changes: ManifestChanges): string
 }
 
 /**
- * Writes `changes` into the manifest file, atomically, keeping its permissions (and writing through
- * a symbolic link). Refused when the file no longer holds the text it was read with. Succeeds with
- * false when nothing needed to change (the file is not touched).
+ * Writes `changes` into the manifest `file` read as `textWhenRead`, atomically, keeping its
+ * permissions (and writing through a symbolic link). Throws an Error saying why when the file no
+ * longer holds that text or is read-only; false when nothing needed to change (the file is not touched).
  */
+export const saveManifestChanges = async (file: string, textWhenRead: string, changes: ManifestChanges): Promise<boolean> => {
+  const current = await fsp.readFile(file, "utf8")
+  if (current !== textWhenRead) throw new Error("it changed on disk since it was read; nothing was written, try again")
+  const next = editManifestText(current, changes)
+  if (next === current) return false
+  const real = await fsp.realpath(file)
+  // A read-only manifest says "do not change me": a rename would replace it all the same.
+  await fsp.access(real, fs.constants.W_OK).catch(() => {
+    throw new Error("it is read-only; nothing was written")
+  })
+  const stat = await fsp.stat(real)
+  await writeFileAtomic(real, next, { mode: stat.mode & 0o777 })
+  return true
+}
+
+/** saveManifestChanges for a prompt set's or attachment's manifest, failing with a PromptChangeError. */
 export const writeManifestChanges = (manifest: PromptManifest, changes: ManifestChanges): Effect.Effect<boolean, PromptChangeError> =>
   Effect.tryPromise({
-    try: async () => {
-      const current = await fsp.readFile(manifest.file, "utf8")
-      if (current !== manifest.text) throw new Error("it changed on disk since it was read; nothing was written, try again")
-      const next = editManifestText(current, changes)
-      if (next === current) return false
-      const real = await fsp.realpath(manifest.file)
-      // A read-only manifest says "do not change me": a rename would replace it all the same.
-      await fsp.access(real, fs.constants.W_OK).catch(() => {
-        throw new Error("it is read-only; nothing was written")
-      })
-      const stat = await fsp.stat(real)
-      await writeFileAtomic(real, next, { mode: stat.mode & 0o777 })
-      return true
-    },
+    try: () => saveManifestChanges(manifest.file, manifest.text, changes),
     catch: (error) => new PromptChangeError({ message: `${manifest.file}: cannot save (${error instanceof Error ? error.message : String(error)})` })
   })

@@ -12,12 +12,13 @@ import type { CrystalPaths } from "../config/paths.ts"
 import type { SessionDocument } from "../session/document.ts"
 import { skillsListing } from "../skills/discover.ts"
 import type { Skill } from "../skills/discover.ts"
-import { composePrompt } from "./compose.ts"
+import { composePrompt, joinParts } from "./compose.ts"
 import { readInstructions } from "./instructions.ts"
 import { makePlaceholderRegistry, type PlaceholderRegistry } from "./placeholder-registry.ts"
 import { bindPlaceholders, type PlaceholderValues } from "./placeholders.ts"
 import { resolvePrompt } from "./resolver.ts"
 import { noPromptSelection, promptSources, type PromptSelection } from "./selection.ts"
+import type { PromptHooks } from "./prompt-hooks.ts"
 import { hostValues } from "./values.ts"
 
 /**
@@ -53,6 +54,8 @@ export interface PromptResolverOptions {
   readonly selection: PromptSelection
   readonly skills: ReadonlyArray<Skill>
   readonly disabledTools: ReadonlyArray<string>
+  /** Plugin appends, rewrites and placeholder values; absent when no plugin has any. */
+  readonly hooks?: PromptHooks | undefined
 }
 
 export class PromptResolver extends Context.Tag("crystal/PromptResolver")<PromptResolver, PromptResolverShape>() {
@@ -60,6 +63,16 @@ export class PromptResolver extends Context.Tag("crystal/PromptResolver")<Prompt
     const placeholders = makePlaceholderRegistry()
     const sources = () => promptSources(options.paths, options.selection)
     let notes: ReadonlyArray<string> = []
+    const hooks = options.hooks
+
+    /** SPEC P8's last two steps: plugin onPrompt appends, then a raw rewritePrompt of the whole text. */
+    const withPlugins = (mode: "work" | "plan" | "review", text: string): Effect.Effect<string> =>
+      hooks === undefined
+        ? Effect.succeed(text)
+        : Effect.gen(function* () {
+            const appends = yield* hooks.promptAppends(mode)
+            return yield* hooks.rewritePrompt(mode, joinParts([text, ...appends]))
+          })
 
     /** Host values for `doc`; a side request gets no workspace instructions or skills, and its own {{mode}}. */
     const valuesFor = (doc: SessionDocument, side?: "review" | "compaction" | "topic" | "image") => {
@@ -82,25 +95,29 @@ export class PromptResolver extends Context.Tag("crystal/PromptResolver")<Prompt
     return {
       compose: Effect.fn("PromptResolver.compose")(function* (doc: SessionDocument) {
         const { locations, attachments, notes: found } = sources()
+        if (hooks !== undefined) yield* hooks.refreshPlaceholders
         const composed = composePrompt(doc.mode, valuesFor(doc), locations, attachments)
         notes = [...found, ...composed.notes]
-        return composed.text
+        return yield* withPlugins(doc.mode, composed.text)
       }),
       notes: () => notes,
       review: Effect.fn("PromptResolver.review")(function* (doc: SessionDocument) {
         const { locations, attachments } = sources().reviewer
+        if (hooks !== undefined) yield* hooks.refreshPlaceholders
         const values = valuesFor(doc, "review")
         return {
-          system: composePrompt("review", values, locations, attachments).text,
+          system: yield* withPlugins("review", composePrompt("review", values, locations, attachments).text),
           userTemplate: resolvePrompt("review.user", locations).text,
           hostValues: values
         }
       }),
       compaction: Effect.fn("PromptResolver.compaction")(function* (doc: SessionDocument) {
         const { locations } = sources()
+        if (hooks !== undefined) yield* hooks.refreshPlaceholders
         const values = valuesFor(doc, "compaction")
+        const system = bindPlaceholders(resolvePrompt("compaction.system", locations).text, values)
         return {
-          system: bindPlaceholders(resolvePrompt("compaction.system", locations).text, values),
+          system: hooks === undefined ? system : yield* hooks.rewritePrompt("compaction", system),
           userTemplate: resolvePrompt("compaction.user", locations).text,
           hostValues: values
         }

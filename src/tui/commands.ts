@@ -11,6 +11,8 @@ import { Conversation } from "../engine/conversation.ts"
 import { Providers } from "../providers/providers.ts"
 import type { SessionControls } from "../engine/session-controls.ts"
 import { Toolbox } from "../engine/toolbox.ts"
+import { describePlugin } from "../plugins/describe.ts"
+import { PluginLoader } from "../plugins/plugin-loader.ts"
 import type { AttachmentAction } from "../prompts/attachments.ts"
 import type { SessionSummary } from "../session/store.ts"
 import type { RecentWorkspace } from "../session/workspaces.ts"
@@ -159,6 +161,23 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
           )
         )
       )
+  },
+  {
+    name: "plugins",
+    description: "the plugins loaded: their hooks, raw hooks, placeholders and every note they caused",
+    run: (_args, context) =>
+      Effect.map(PluginLoader, (loader) => {
+        if (loader.plugins.length === 0 && loader.loadNotes.length === 0) return context.print(["no plugins are loaded (see docs/plugins.md: ~/.crystal/plugins/NAME/plugin.json)"])
+        const hookNotes = loader.hooks.notes()
+        context.print([
+          ...loader.plugins.flatMap((plugin) => [
+            ...describePlugin(plugin),
+            ...hookNotes.filter((note) => note.plugin.split(", ").includes(plugin.name)).map((note) => context.palette.yellow(`  Note: ${note.text}`))
+          ]),
+          ...loader.loadNotes.filter((note) => !loader.plugins.some((plugin) => plugin.notes?.includes(note))).map((note) => context.palette.yellow(`Skipped: ${note}`)),
+          ...hookNotes.filter((note) => note.plugin === "").map((note) => context.palette.yellow(`Note: ${note.text}`))
+        ])
+      })
   },
   {
     name: "promptset",

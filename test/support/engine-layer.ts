@@ -8,6 +8,7 @@ import { Operator, type OperatorShape } from "../../src/engine/operator.ts"
 import { Renderer, type RendererShape } from "../../src/engine/renderer.ts"
 import { Toolbox } from "../../src/engine/toolbox.ts"
 import { MediaStore } from "../../src/media/media-store.ts"
+import { PluginLoader } from "../../src/plugins/plugin-loader.ts"
 import { makeSessionStore, SessionStore } from "../../src/session/store.ts"
 import type { Tool } from "../../src/tools/tool.ts"
 
@@ -19,6 +20,8 @@ export interface EngineLayerOptions {
   readonly reviewer?: ReviewerShape
   /** Where the session file goes (default: a sessions folder beside the workspace). */
   readonly sessionsDir?: string
+  /** The plugins' hooks (none by default). */
+  readonly plugins?: Layer.Layer<PluginLoader>
 }
 
 export const engineLayer = (options: EngineLayerOptions) => {
@@ -30,6 +33,7 @@ export const engineLayer = (options: EngineLayerOptions) => {
     Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provideMerge(storeLayer)),
     Layer.succeed(Renderer, options.renderer),
     Layer.succeed(Operator, options.operator),
-    MediaStore.layerTest()
+    MediaStore.layerTest(),
+    options.plugins ?? PluginLoader.layerTest()
   )
 }

@@ -8,9 +8,10 @@ import * as Either from "effect/Either"
 import { afterEach, describe, expect, it } from "vitest"
 import { Providers } from "../../../src/providers/providers.ts"
 import { makeCompactor, type SummaryInput } from "../../../src/engine/compactor.ts"
-import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
 import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
+import { localModel } from "../../support/model-entry.ts"
+import { pipelineOf, withHooks, withRawHooks } from "../../support/plugins.ts"
 
 const servers: Array<FakeLlm> = []
 afterEach(async () => {
@@ -30,13 +31,7 @@ const input: SummaryInput = {
 const setup = async (userTemplate: string, timeoutMs?: number) => {
   const fake = await startFakeLlm()
   servers.push(fake)
-  const model: ModelEntry = {
-    ref: "local/m",
-    id: "m",
-    provider: { name: "local", protocol: "openai-chat", baseURL: `${fake.url}/v1`, apiKeyEnv: [], headers: {} },
-    capabilities: { contextWindow: 32768, maxOutputTokens: 1024, imageInput: false, reasoning: false },
-    listed: true
-  }
+  const model = localModel(fake.url)
   const compactor = makeCompactor({
     settings: { auto: true, threshold: 0.85, keepRecentTokens: 100 },
     activeModel: Providers.fixed([{ entry: model, client: makeOpenAIChatClient(model, {}) }]),
@@ -88,5 +83,34 @@ describe("the summary request", () => {
     broken.fake.script([{ kind: "error", status: 400, message: "bad request, really" }])
     const failed = await broken.summarize()
     expect(Either.isLeft(failed) && failed.left.message).toMatch(/^the summary request failed: .*bad request, really/)
+  })
+})
+
+describe("the summary request with plugins", () => {
+  it("onCompaction appends to the prompt and the summary, rewriteCompaction replaces them, and transformModel sees a compaction call", async () => {
+    const fake = await startFakeLlm()
+    servers.push(fake)
+    const model = localModel(fake.url)
+    const purposes: Array<string> = []
+    const { pipeline, notes } = pipelineOf([
+      withHooks("facts", {
+        onCompaction: (c) => (c.summary === undefined ? { appendToPrompt: "Keep ticket ids." } : { appendToSummary: "Ticket: T-7" }),
+        transformModel: (r) => void purposes.push(r.purpose)
+      }),
+      withHooks("greedy", { onCompaction: () => ({ keepOnly: "u1" }) as never }),
+      withRawHooks("raw", { rewriteCompaction: ({ kind, text }) => (kind === "summary" ? `${text}\n(rewritten)` : undefined) })
+    ])
+    const compactor = makeCompactor({
+      settings: { auto: true, threshold: 0.85, keepRecentTokens: 100 },
+      activeModel: Providers.fixed([{ entry: model, client: makeOpenAIChatClient(model, {}) }]),
+      prompts: Effect.succeed({ system: "COMPACTION SYSTEM", userTemplate: "Summarise {{conversation}}" }),
+      hooks: pipeline
+    })
+    fake.script([{ text: "the summary" }])
+    const summary = await Effect.runPromise(compactor.summarize(input))
+    expect(sentUser(fake).endsWith("\n\nKeep ticket ids.")).toBe(true)
+    expect(summary.text).toBe("the summary\n\nTicket: T-7\n(rewritten)")
+    expect(purposes).toEqual(["compaction"])
+    expect(notes.filter((note) => note.startsWith("Plugin 'greedy'"))).toHaveLength(2)
   })
 })

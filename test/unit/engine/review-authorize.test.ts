@@ -24,6 +24,7 @@ import { makeBuiltinTools } from "../../../src/tools/builtin.ts"
 import { SearchIndexCache } from "../../../src/tools/search-cache.ts"
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from "../../support/fake-llm/server.ts"
 import { tempDir } from "../../support/temp.ts"
+import { PluginLoader } from "../../../src/plugins/plugin-loader.ts"
 
 const servers: Array<FakeLlm> = []
 afterEach(async () => {
@@ -89,6 +90,7 @@ const setup = async (options: { readonly answers?: ReadonlyArray<ApprovalAnswer>
     }),
     storeLayer,
     MediaStore.layerTest(),
+    PluginLoader.layerTest(),
     Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provide(storeLayer))
   )
   const reviewer = options.withReviewer === false ? undefined : makeReviewer({ activeModel, prompts: Effect.succeed({ system: reviewSystem, userTemplate: reviewTemplate }) })

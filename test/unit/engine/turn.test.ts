@@ -26,6 +26,7 @@ import { defineTool, everyMode, ToolError, type Tool } from "../../../src/tools/
 import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
 import { makePng } from "../../support/images.ts"
 import { tempDir } from "../../support/temp.ts"
+import { PluginLoader } from "../../../src/plugins/plugin-loader.ts"
 import type { ImageRef } from "../../../src/session/items.ts"
 
 const echo = defineTool({
@@ -113,6 +114,7 @@ const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow],
     Toolbox.layerTest(tools, document.id).pipe(Layer.provideMerge(ApprovalPolicy.layerTest(home))),
     storeLayer,
     media,
+    PluginLoader.layerTest(),
     Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provide(storeLayer))
   )
   const settings: TurnSettings = { maxSteps: 5 }

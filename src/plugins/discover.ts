@@ -1,0 +1,79 @@
+/**
+ * The plugin folders of a home (`<home>/plugins/<folder>/plugin.json`), in name order, with what
+ * their manifests say: enabled, disabled, or broken and why. Imports nothing: `crystal plugins
+ * list` and the loader both start here. A missing or empty plugins folder costs one readdir.
+ * Home only: a workspace never brings plugins (SPEC B2).
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { isValidPluginFolderName, pluginFolderNameRule, readPluginManifest, type PluginManifest } from "./manifest.ts"
+
+export const pluginsDir = (home: string): string => path.join(home, "plugins")
+
+export type DiscoveredPlugin =
+  | { readonly folder: string; readonly dir: string; readonly status: "enabled" | "disabled"; readonly manifest: PluginManifest }
+  | {
+      readonly folder: string
+      readonly dir: string
+      readonly status: "broken"
+      /** "<file>: <problem>", naming the field. */
+      readonly problem: string
+      /** The one-line note reported for it. */
+      readonly note: string
+    }
+
+export interface PluginDiscovery {
+  /** `<home>/plugins`. */
+  readonly dir: string
+  /** Every folder with a valid name, sorted by name, broken ones included. */
+  readonly plugins: ReadonlyArray<DiscoveredPlugin>
+  /** One line per folder passed over (a bad name, a broken manifest) and for an unreadable plugins folder. */
+  readonly notes: ReadonlyArray<string>
+}
+
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+const isDirectory = (entry: fs.Dirent, full: string): boolean => {
+  if (entry.isDirectory()) return true
+  if (!entry.isSymbolicLink()) return false
+  try {
+    return fs.statSync(full).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** Reads `<home>/plugins` afresh. Never writes, never imports. */
+export const discoverPlugins = (home: string): PluginDiscovery => {
+  const dir = pluginsDir(home)
+  const notes: Array<string> = []
+  let entries: Array<fs.Dirent>
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true })
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error)
+    if (code !== "ENOENT" && code !== "ENOTDIR") notes.push(`${dir}: cannot be read (${code}); no plugins are loaded.`)
+    return { dir, plugins: [], notes }
+  }
+  const plugins: Array<DiscoveredPlugin> = []
+  for (const entry of entries.sort((a, b) => byName(a.name, b.name))) {
+    const folder = entry.name
+    if (folder.startsWith(".")) continue
+    const full = path.join(dir, folder)
+    if (!isDirectory(entry, full)) continue
+    if (!isValidPluginFolderName(folder)) {
+      notes.push(`${full}: the name of a plugin folder must be ${pluginFolderNameRule}; skipped.`)
+      continue
+    }
+    const read = readPluginManifest(full)
+    if (read._tag === "Manifest") {
+      plugins.push({ folder, dir: full, status: read.manifest.enabled ? "enabled" : "disabled", manifest: read.manifest })
+      continue
+    }
+    const problem = `${read.file}: ${read.problem}`
+    const note = `${problem}; plugin '${folder}' skipped.`
+    notes.push(note)
+    plugins.push({ folder, dir: full, status: "broken", problem, note })
+  }
+  return { dir, plugins, notes }
+}
