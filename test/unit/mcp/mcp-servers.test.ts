@@ -119,6 +119,15 @@ describe("MCP servers over stdio (server-everything)", () => {
     expect(reference.text).toMatch(/\[resource demo:\/\/resource\/static\/document\/.*\]|\[resource demo:\/\/resource/)
   })
 
+  it("trigger-long-running-operation outlives toolTimeoutSeconds because its progress notifications restart the timer", async () => {
+    const workspace = await tempDir()
+    const { mcp } = await open({ everything: stdio(everythingServer, ["stdio"], { toolTimeoutSeconds: 1 }) }, workspace)
+    await Effect.runPromise(mcp.beforeTurn)
+    // 2.4 s in all, a progress notification every 0.6 s.
+    const done = outputOf(await call(toolNamed(mcp, "mcp__everything__trigger-long-running-operation"), { duration: 2.4, steps: 4 }, await context(workspace)))
+    expect(done.text).toBe("Long running operation completed. Duration: 2.4 seconds, Steps: 4.")
+  })
+
   it("offers the workspace as its root", async () => {
     const workspace = await tempDir()
     const { mcp } = await open({ everything: stdio(everythingServer, ["stdio"]) }, workspace)
