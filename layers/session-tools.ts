@@ -20,6 +20,7 @@ import { makeQuestionTool } from "../src/tools/question-tool.ts"
 import { makeSkillTool } from "../src/tools/skill-tool.ts"
 import { makeSpill } from "../src/tools/spill.ts"
 import { makeTodoTools } from "../src/tools/todo-tools.ts"
+import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
 import type { PreparedSession } from "./prepare.ts"
 import { reservedToolNames } from "../src/tools/builtin.ts"
 import type { ExternalToolsControl } from "../src/external-tools/session-tools.ts"
@@ -32,6 +33,8 @@ export interface SessionToolDeps {
   readonly background: BackgroundBashShape
   readonly operator: OperatorShape
   readonly images: Omit<ToolImagesDeps, "conversation" | "config" | "configFile">
+  /** The session's MCP servers, when config.json names any: their tools come last in every catalog. */
+  readonly mcp?: McpServersShape | undefined
 }
 
 /** The shell classifier loads with the first shell call; Crystal's home (config, sessions) is off limits to commands. */
@@ -61,11 +64,17 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
     ]
     const disabled = new Set(prepared.disabledTools)
     const external = yield* sessionExternalTools(prepared, deps)
+    const mcp = deps.mcp
     const spill = makeSpill(prepared.spillDir)
     const images = makeToolImages({ ...deps.images, conversation: deps.conversation, config: prepared.config, configFile: prepared.paths.configFile })
     return {
-      catalog: (mode) =>
-        assembleCatalog(mode, external === undefined ? tools : [...tools, ...external.tools()], disabled, deps.images.providers.current().entry.capabilities.imageInput),
+      // Built-in tools, then tool sets (external: true sorts them last), then MCP servers' tools.
+      catalog: (mode) => {
+        const imageInput = deps.images.providers.current().entry.capabilities.imageInput
+        const own = assembleCatalog(mode, external === undefined ? tools : [...tools, ...external.tools()], disabled, imageInput)
+        return mcp === undefined ? own : [...own, ...assembleCatalog(mode, mcp.tools(), disabled, imageInput)]
+      },
+      ...(mcp === undefined ? {} : { beforeTurn: mcp.beforeTurn }),
       context: Effect.map(deps.policy.fence, (fence) => ({ fence, sessionId: prepared.document.id, spill, spillDir: prepared.spillDir, images })),
       fileWriters: new Set(tools.filter((tool) => tool.writesThroughFence === true).map((tool) => tool.name)),
       external

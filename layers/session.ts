@@ -33,6 +33,8 @@ import type { SessionDocument } from "../src/session/document.ts"
 import { acquireSessionLock, SessionLocked } from "../src/session/lock.ts"
 import { SessionStore } from "../src/session/store.ts"
 import { bashSettings } from "../src/tools/bash-session.ts"
+import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
+import { startMcpServers } from "./session-mcp.ts"
 import { makeSessionToolbox } from "./session-tools.ts"
 import type { PreparedSession } from "./prepare.ts"
 
@@ -71,6 +73,8 @@ export interface Session {
   readonly nameSession: (timeoutMs?: number) => Effect.Effect<string | undefined>
   /** Background tasks running now (0 before the first shell call). */
   readonly runningTasks: Effect.Effect<number>
+  /** The session's MCP servers (/mcp); undefined when config.json names none. */
+  readonly mcp: McpServersShape | undefined
 }
 
 /** One crystal process per session, for as long as the scope is open. */
@@ -145,7 +149,9 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     const bash = { ...bashSettings(prepared.config), env: shellEnvironment(prepared.config, host.env) }
     const background = yield* BackgroundBash.make({ ...bash, timeoutSeconds: bash.backgroundTimeoutSeconds })
     const media = yield* MediaStore.make(prepared.paths.mediaDir)
-    const toolbox = yield* makeSessionToolbox(prepared, { bash, conversation, policy, background, operator: host.operator, images: { providers, media, prompts: resolver, env: host.env } })
+    // Started now, in parallel with the rest; the first turn waits for them (bounded).
+    const mcp = yield* startMcpServers(prepared, { policy, env: host.env, baseEnv: bash.env })
+    const toolbox = yield* makeSessionToolbox(prepared, { bash, conversation, policy, background, operator: host.operator, images: { providers, media, prompts: resolver, env: host.env }, mcp })
     // A resumed session's system text is composed afresh from the current settings and prompts.
     const system = yield* resolver.compose(yield* conversation.document)
     yield* conversation.update((doc) => ({ ...doc, system }))
@@ -172,7 +178,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       },
       placeholders: resolver.placeholders,
       nameSession: titleOnce(providers, resolver, conversation),
-      runningTasks: runningTasks(background)
+      runningTasks: runningTasks(background),
+      mcp
     }
   })
 

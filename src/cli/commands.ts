@@ -17,6 +17,7 @@ import { promptAttachmentsCommand } from "./prompt-attachments-command.ts"
 import { promptsetsCommand } from "./promptsets-command.ts"
 import { pluginsCommand } from "./plugins-command.ts"
 import { toolsCommand } from "./tools-command.ts"
+import { mcpCommand } from "./mcp-command.ts"
 
 /** @effect/cli handlers return nothing, so each reports its exit code through `done`. */
 export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<number>, done: (code: number) => void) => {
@@ -48,7 +49,8 @@ export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<nu
       promptsetsCommand(done),
       promptAttachmentsCommand(done),
       pluginsCommand(done),
-      toolsCommand(done)
+      toolsCommand(done),
+      mcpCommand(done)
     ])
   )
 }

@@ -20,7 +20,7 @@ const specs: ReadonlyMap<string, FlagSpec> = new Map(Object.values(sessionFlagSp
 const builtIn = new Set(["--help", "-h", "--version", "--wizard", "--completions", "--log-level"])
 
 /** The subcommands @effect/cli handles itself (their arguments are not session flags). */
-export const otherCommands = ["sessions", "promptsets", "prompt-attachments", "plugins", "tools"] as const
+export const otherCommands = ["sessions", "promptsets", "prompt-attachments", "plugins", "tools", "mcp"] as const
 
 const looksLikeFlag = (arg: string): boolean => /^--?[A-Za-z][\w-]*(=|$)/.test(arg)
 

@@ -104,6 +104,66 @@ export const RetrySettings = Schema.Struct({
 }).annotations({ identifier: 'an object like {"maxWaitSeconds": 60}' })
 export type RetrySettings = typeof RetrySettings.Type
 
+const McpTimeout = Schema.Number.pipe(
+  Schema.filter((n) => Number.isFinite(n) && n > 0 && n <= 86_400, { message: () => "a number of seconds above 0 and at most 86400 (e.g. 30)" })
+)
+const ToolNames = Schema.Array(Schema.String).annotations({ identifier: 'a list of the server\'s tool names (e.g. ["echo", "get-sum"])' })
+const StringMap = Schema.Record({ key: Schema.String, value: Schema.String }).annotations({ identifier: 'an object of strings (e.g. {"TOKEN": "${env:TOKEN}"})' })
+
+/** What every server entry may say besides how to reach it (SPEC B4; README "MCP servers"). */
+const mcpCommon = {
+  enabled: Schema.optional(Schema.Boolean),
+  startupTimeoutSeconds: Schema.optional(McpTimeout),
+  toolTimeoutSeconds: Schema.optional(McpTimeout),
+  /** Only these tools (by the server's names) are offered; `deny` removes more. */
+  tools: Schema.optional(
+    Schema.Struct({ allow: Schema.optional(ToolNames), deny: Schema.optional(ToolNames) }).annotations({
+      identifier: 'an object like {"allow": ["echo"], "deny": ["get-env"]}',
+      parseOptions: { onExcessProperty: "error" }
+    })
+  ),
+  /** true: a tool the server marks readOnlyHint is classified as a read (default false: every tool is at least write). */
+  trustAnnotations: Schema.optional(Schema.Boolean)
+}
+
+/**
+ * One server: `command` (stdio, with args/env/cwd) or `url` (streamable HTTP, falling back to the
+ * old HTTP+SSE transport, with headers). One struct rather than a union, so that a bad entry is
+ * one error naming the field, not a list of every alternative's complaints.
+ */
+export const McpServerSettings = Schema.Struct({
+  command: Schema.optional(Schema.String.pipe(Schema.minLength(1, { message: () => 'a program to run (e.g. "npx")' }))),
+  args: Schema.optional(Schema.Array(Schema.String).annotations({ identifier: "a list of strings" })),
+  env: Schema.optional(StringMap),
+  cwd: Schema.optional(Schema.String),
+  url: Schema.optional(
+    Schema.String.pipe(
+      Schema.filter((text) => isHttpURL(text.replace(/\$\{env:[A-Za-z_][A-Za-z0-9_]*\}/g, "x")), {
+        message: (issue) => `${JSON.stringify(issue.actual)} is not an http:// or https:// URL (e.g. "http://127.0.0.1:3001/mcp")`
+      })
+    )
+  ),
+  headers: Schema.optional(StringMap),
+  ...mcpCommon
+}).pipe(
+  Schema.filter((server) => {
+    if (server.command === undefined && server.url === undefined) return 'needs "command" (a stdio server) or "url" (an HTTP server)'
+    if (server.command !== undefined && server.url !== undefined) return 'has both "command" and "url": a server is either stdio or HTTP'
+    const misplaced = server.url !== undefined ? ["args", "env", "cwd"].find((key) => key in server) : "headers" in server ? "headers" : undefined
+    if (misplaced !== undefined) return `"${misplaced}" belongs to ${server.url !== undefined ? 'a stdio server ("command")' : 'an HTTP server ("url")'}`
+    return true
+  })
+)
+export type McpServerSettings = typeof McpServerSettings.Type
+
+export const McpServers = Schema.Record({ key: Schema.String, value: McpServerSettings }).annotations({ identifier: 'an object of servers by name, like {"files": {"command": "npx", "args": [...]}}' }).pipe(
+  Schema.filter((servers) => {
+    const bad = Object.keys(servers).find((name) => !/^[A-Za-z0-9_-]{1,32}$/.test(name))
+    return bad === undefined ? true : `${JSON.stringify(bad)} is not a server name: 1-32 letters, digits, _ or - (it becomes part of the tool names)`
+  })
+)
+export type McpServers = typeof McpServers.Type
+
 export const BackgroundTimeout = Schema.Union(PositiveNumber, Schema.Null, Schema.Literal("unlimited"))
 
 export const Config = Schema.Struct({
@@ -126,7 +186,9 @@ export const Config = Schema.Struct({
   maxSteps: Schema.optional(PositiveInt),
   compaction: Schema.optional(CompactionSettings),
   retry: Schema.optional(RetrySettings),
-  shellEnv: Schema.optional(ShellEnvSettings)
+  shellEnv: Schema.optional(ShellEnvSettings),
+  /** MCP servers whose tools join the session's (SPEC B4). */
+  mcpServers: Schema.optional(McpServers)
 })
 export type Config = typeof Config.Type
 

@@ -17,6 +17,11 @@ export interface ToolboxShape {
   readonly fileWriters: ReadonlySet<string>
   /** The session's tool sets and their /tools switches; absent in sessions without them (tests). */
   readonly external?: ExternalToolsControl | undefined
+  /**
+   * Run at the start of each turn, before its first request: a tool source that changes between
+   * turns (MCP servers joining, failing, list_changed) settles the catalog and says what changed.
+   */
+  readonly beforeTurn?: Effect.Effect<ReadonlyArray<string>> | undefined
 }
 
 export class Toolbox extends Context.Tag("crystal/Toolbox")<Toolbox, ToolboxShape>() {

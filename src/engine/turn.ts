@@ -234,6 +234,7 @@ export const runTurn = (input: string | UserInput, settings: TurnSettings) =>
 const turnBody = (conversation: ConversationShape, input: UserInput, settings: TurnSettings) =>
   Effect.gen(function* () {
     const hooks = (yield* PluginLoader).hooks
+    for (const note of yield* (yield* Toolbox).beforeTurn ?? Effect.succeed([])) yield* (yield* Renderer).note(note)
     const images = input.images ?? []
     // SPEC I3: refused before anything is stored or sent (the model may have changed since the paste).
     if (images.length > 0) yield* requireImageModel

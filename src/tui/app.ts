@@ -268,7 +268,8 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
       pickSession: dialogs.pickSession,
       pickWorkspace: dialogs.pickWorkspace,
       sessionId: () => current().document.id,
-      workspace: () => workspace
+      workspace: () => workspace,
+      mcp: () => session().mcp
     }
 
     /** Runs a turn (or a command that counts as one) as the fiber Ctrl+C interrupts. */

@@ -17,6 +17,8 @@ import type { SessionSummary } from "../session/store.ts"
 import type { RecentWorkspace } from "../session/workspaces.ts"
 import { MarkdownStream } from "./markdown.ts"
 import { toolsCommand } from "./tools-command.ts"
+import { mcpCommand } from "./mcp-view.ts"
+import type { McpServersShape } from "../mcp/mcp-servers.ts"
 import type { Palette } from "../terminal/colors.ts"
 
 export interface CommandContext {
@@ -33,6 +35,8 @@ export interface CommandContext {
   readonly pickWorkspace: (workspaces: ReadonlyArray<RecentWorkspace>, current: string) => Effect.Effect<string | undefined>
   readonly sessionId: () => string
   readonly workspace: () => string
+  /** The session's MCP servers (/mcp); undefined when config.json names none. */
+  readonly mcp: () => McpServersShape | undefined
 }
 
 export type SwitchKind = "clear" | "resume" | "fork" | "cd" | "space"
@@ -220,6 +224,7 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
       )
     }
   },
+  mcpCommand,
   {
     name: "todos",
     description: "the session's todo list",

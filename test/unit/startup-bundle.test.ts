@@ -61,6 +61,8 @@ describe("the start-up bundle", () => {
     // Not vacuous: the closure holds the run command and the Effect runtime.
     expect(inputs).toContain("src/cli/run-command.ts")
     expect(inputs.some((input) => input.endsWith("effect/dist/esm/internal/fiberRuntime.js"))).toBe(true)
+    // With no MCP server configured nothing of the SDK or src/mcp is loaded (issue 15).
+    expect(inputs.filter((input) => input.includes("@modelcontextprotocol") || input.startsWith("src/mcp/"))).toEqual([])
     expect(chunks.length, `start-up chunks: ${chunks.join(", ")} (a top-level await somewhere?)`).toBeLessThanOrEqual(2)
   })
 })

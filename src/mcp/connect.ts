@@ -1,0 +1,156 @@
+/**
+ * One connection to one server over the official SDK's Client: stdio through the contained
+ * transport (stdio-transport.ts), HTTP as streamable HTTP first and, when the server answers that
+ * with an HTTP 4xx (a server that only speaks the 2024-11-05 transport), the old HTTP+SSE
+ * transport, as the SDK's documentation recommends. The client says what Crystal supports:
+ * roots (the workspace and the granted directories). It declares neither sampling nor
+ * elicitation, so servers do not ask for them: the SDK answers such a request with an error.
+ */
+import { pathToFileURL } from "node:url"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { ListRootsRequestSchema, ToolListChangedNotificationSchema, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+import { DEFAULT_GRACE_MS } from "../bash/limits.ts"
+import type { McpEndpoint } from "./server-config.ts"
+import type { ServerProcess } from "./server-process.ts"
+import { ContainedStdioTransport } from "./stdio-transport.ts"
+
+/**
+ * How Crystal introduces itself in initialize. A copy of package.json's version: importing that
+ * file here would split it out of main.ts's chunk, a load more for every `crystal --version`
+ * (test/unit/mcp/names.test.ts keeps the two equal).
+ */
+export const clientInfo = { name: "crystal", version: "0.1.0" } as const
+
+export interface ConnectOptions {
+  /** How long initialize may take before the attempt fails. */
+  readonly timeoutMs: number
+  /** The directories the server may treat as roots: the workspace and the granted ones. */
+  readonly roots: () => ReadonlyArray<string>
+  /** The server said its tool list changed (list_changed): the next turn lists them again. */
+  readonly onToolsChanged: () => void
+  /** The connection ended without us closing it (the server exited, the stream broke). */
+  readonly onClosed: (reason: string) => void
+  /** Aborted when the session closes (or the server restarts) while this attempt is still starting. */
+  readonly signal: AbortSignal
+  /** A stdio server's process, spawned before the SDK loaded (layers/session-mcp.ts). */
+  readonly spawned?: Promise<ServerProcess> | undefined
+}
+
+export interface Connection {
+  readonly client: Client
+  /** "stdio", "streamable HTTP" or "HTTP+SSE". */
+  readonly transport: string
+  readonly close: () => Promise<void>
+  readonly listTools: () => Promise<ReadonlyArray<McpTool>>
+  readonly serverInfo: string | undefined
+}
+
+const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+const makeClient = (options: ConnectOptions): Client => {
+  const client = new Client({ ...clientInfo }, { capabilities: { roots: { listChanged: false } } })
+  client.setRequestHandler(ListRootsRequestSchema, () => ({
+    roots: options.roots().map((dir) => ({ uri: pathToFileURL(dir).href, name: dir }))
+  }))
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged())
+  return client
+}
+
+const listAll = async (client: Client): Promise<ReadonlyArray<McpTool>> => {
+  const tools: Array<McpTool> = []
+  let cursor: string | undefined
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor })
+    tools.push(...page.tools)
+    cursor = page.nextCursor
+  } while (cursor !== undefined)
+  return tools
+}
+
+/** Connects `client` over `transport`; on failure the transport is closed (a stdio server's tree killed). */
+const attempt = async (client: Client, transport: Transport, options: ConnectOptions): Promise<void> => {
+  // A server still starting when the session closes is killed then, not after initialize times out.
+  const abandon = () => void transport.close().catch(() => {})
+  options.signal.addEventListener("abort", abandon, { once: true })
+  try {
+    if (options.signal.aborted) throw new Error("the session closed while the server was starting")
+    await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal })
+  } catch (error) {
+    await transport.close().catch(() => {})
+    throw error
+  } finally {
+    options.signal.removeEventListener("abort", abandon)
+  }
+}
+
+/** Why a failed stdio start failed: the SDK's message, and the last of what the server wrote to stderr. */
+const stdioFailure = (error: unknown, transport: ContainedStdioTransport, command: string): Error => {
+  const code = (error as NodeJS.ErrnoException).code
+  const reason = code === "ENOENT" ? `${command}: command not found` : describeError(error)
+  const stderr = transport.stderr.split("\n").slice(-3).join(" / ")
+  return new Error(stderr === "" ? reason : `${reason} (stderr: ${stderr.slice(0, 400)})`)
+}
+
+export const connectServer = async (endpoint: McpEndpoint, options: ConnectOptions): Promise<Connection> => {
+  let closing = false
+  const watch = (client: Client, describe: () => string) => {
+    client.onclose = () => {
+      if (!closing) options.onClosed(describe())
+    }
+  }
+  const finish = (client: Client, transport: Transport, kind: string): Connection => {
+    const info = client.getServerVersion()
+    return {
+      client,
+      transport: kind,
+      serverInfo: info === undefined ? undefined : `${info.name} ${info.version}`,
+      listTools: () => listAll(client),
+      close: async () => {
+        closing = true
+        await client.close().catch(() => {})
+        await transport.close().catch(() => {})
+      }
+    }
+  }
+
+  if (endpoint.kind === "stdio") {
+    const transport = new ContainedStdioTransport(endpoint, DEFAULT_GRACE_MS, options.spawned)
+    const client = makeClient(options)
+    try {
+      await attempt(client, transport, options)
+    } catch (error) {
+      throw stdioFailure(error, transport, endpoint.command)
+    }
+    watch(client, () => {
+      const stderr = transport.stderr.split("\n").slice(-3).join(" / ")
+      return stderr === "" ? "the server process exited" : `the server process exited (stderr: ${stderr.slice(0, 400)})`
+    })
+    return finish(client, transport, "stdio")
+  }
+
+  const url = new URL(endpoint.url)
+  const requestInit = { headers: { ...endpoint.headers } }
+  const streamable = new StreamableHTTPClientTransport(url, { requestInit })
+  const client = makeClient(options)
+  try {
+    await attempt(client, streamable, options)
+    watch(client, () => "the connection closed")
+    return finish(client, streamable, "streamable HTTP")
+  } catch (error) {
+    // A 4xx to the streamable POST is how a server of the old transport answers (404 or 405).
+    const status = error instanceof StreamableHTTPError ? error.code : undefined
+    if (status === undefined || status < 400 || status >= 500) throw new Error(`${url.origin}${url.pathname}: ${describeError(error)}`)
+  }
+  const sse = new SSEClientTransport(url, { requestInit })
+  const legacy = makeClient(options)
+  try {
+    await attempt(legacy, sse, options)
+  } catch (error) {
+    throw new Error(`${url.origin}${url.pathname}: neither streamable HTTP nor HTTP+SSE answered (${describeError(error)})`)
+  }
+  watch(legacy, () => "the connection closed")
+  return finish(legacy, sse, "HTTP+SSE")
+}

@@ -1,0 +1,259 @@
+/**
+ * The session's MCP servers (issue 15, item 3). All start in parallel when the session starts;
+ * the first turn waits for each at most its startupTimeoutSeconds (counted from the start), so a
+ * slow or silent server never holds the session. Whatever changed since the last turn is said in
+ * one note per server before the next turn's first request: a server that failed (its reason,
+ * its tools absent), one still starting, one that joined late, one that went away. The catalog
+ * only changes between turns: list_changed marks a server's tools stale and the next turn lists
+ * them again. The servers belong to the session's scope: closing it closes every connection and
+ * kills every stdio server's process tree.
+ */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type { Tool } from "../tools/tool.ts"
+import { connectServer, type Connection } from "./connect.ts"
+import { isOffered, makeMcpTool } from "./mcp-tools.ts"
+import type { McpServerPlan } from "./server-config.ts"
+import type { ServerProcess } from "./server-process.ts"
+
+export type McpServerStatus = "starting" | "ready" | "failed" | "disabled"
+
+export interface McpServerView {
+  readonly name: string
+  readonly status: McpServerStatus
+  readonly endpoint: string
+  readonly transport: string | undefined
+  readonly serverInfo: string | undefined
+  /** Names the model sees, in the server's order (empty until the server joined). */
+  readonly tools: ReadonlyArray<{ readonly name: string; readonly mcpName: string; readonly description: string }>
+  readonly lastError: string | undefined
+}
+
+export interface McpServersShape {
+  /** The tools of the servers that have joined, in config order: what the catalog offers now. */
+  readonly tools: () => ReadonlyArray<Tool>
+  /**
+   * Run before each turn: the first time it waits (bounded) for the servers to start; each time
+   * it refreshes stale tool lists and returns the notes the operator should see.
+   */
+  readonly beforeTurn: Effect.Effect<ReadonlyArray<string>>
+  readonly status: () => ReadonlyArray<McpServerView>
+  /** /mcp restart NAME: closes the server, starts it again and waits (bounded) for it; gives a line for the operator. */
+  readonly restart: (name: string) => Effect.Effect<string>
+}
+
+export interface McpServersOptions {
+  readonly plans: ReadonlyArray<McpServerPlan>
+  /** Stdio servers' processes already spawned, by server name: their first attempt takes them over. */
+  readonly spawned?: ReadonlyMap<string, Promise<ServerProcess>> | undefined
+  readonly roots: () => ReadonlyArray<string>
+}
+
+interface ServerState {
+  readonly plan: McpServerPlan
+  status: McpServerStatus
+  connection: Connection | undefined
+  /** The attempt in flight; settles when it connected or failed. */
+  starting: Promise<void> | undefined
+  /** Aborts the attempt in flight (its process is killed). */
+  abort: AbortController | undefined
+  startedAt: number
+  generation: number
+  tools: ReadonlyArray<Tool>
+  mcpNames: ReadonlyArray<string>
+  descriptions: ReadonlyArray<string>
+  joined: boolean
+  stale: boolean
+  lastError: string | undefined
+  /** What the next turn's note says, set when something happened. */
+  pendingNote: string | undefined
+}
+
+const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`
+
+const waitAtMost = (promise: Promise<void>, ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, Math.max(0, ms))
+    promise.then(
+      () => {
+        clearTimeout(timer)
+        resolve()
+      },
+      () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    )
+  })
+
+export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpServersShape, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    let closed = false
+    const states: Array<ServerState> = options.plans.map((plan) => ({
+      plan,
+      status: plan.enabled ? "starting" : "disabled",
+      connection: undefined,
+      starting: undefined,
+      abort: undefined,
+      startedAt: Date.now(),
+      generation: 0,
+      tools: [],
+      mcpNames: [],
+      descriptions: [],
+      joined: false,
+      stale: false,
+      lastError: undefined,
+      pendingNote: undefined
+    }))
+
+    const fail = (state: ServerState, reason: string) => {
+      state.status = "failed"
+      state.lastError = reason
+      state.tools = []
+      state.joined = false
+      state.pendingNote = `MCP server ${state.plan.name} failed: ${reason}; its tools are not available.`
+    }
+
+    const listTools = async (state: ServerState, connection: Connection) => {
+      const listed = await connection.listTools()
+      const offered = listed.filter((tool) => isOffered(state.plan, tool.name))
+      state.tools = offered.map((tool) => makeMcpTool(state.plan, connection.client, tool))
+      state.mcpNames = offered.map((tool) => tool.name)
+      state.descriptions = state.tools.map((tool) => tool.description)
+      state.stale = false
+    }
+
+    const start = (state: ServerState): Promise<void> => {
+      const generation = ++state.generation
+      state.abort?.abort()
+      const abort = new AbortController()
+      state.abort = abort
+      state.status = "starting"
+      state.startedAt = Date.now()
+      const current = () => generation === state.generation && !closed
+      const endpoint = state.plan.endpoint
+      const spawned = generation === 1 ? options.spawned?.get(state.plan.name) : undefined
+      const attempt = (async () => {
+        if (typeof endpoint === "string") throw new Error(endpoint)
+        // initialize gets longer than the first turn waits: a server may still join late.
+        const connection = await connectServer(endpoint, {
+          timeoutMs: Math.max(state.plan.startupTimeoutMs, 60_000),
+          roots: options.roots,
+          signal: abort.signal,
+          spawned,
+          onToolsChanged: () => {
+            if (current()) state.stale = true
+          },
+          onClosed: (reason) => {
+            if (current() && state.status === "ready") fail(state, reason)
+          }
+        })
+        if (!current()) {
+          await connection.close()
+          return
+        }
+        state.connection = connection
+        await listTools(state, connection)
+        state.status = "ready"
+        state.lastError = undefined
+      })().catch(async (error: unknown) => {
+        if (!current()) return
+        await state.connection?.close()
+        state.connection = undefined
+        fail(state, describeError(error))
+      })
+      state.starting = attempt
+      return attempt
+    }
+
+    for (const state of states) if (state.plan.enabled) void start(state)
+
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        closed = true
+        for (const state of states) state.abort?.abort()
+        await Promise.all(states.flatMap((state) => [state.connection?.close(), state.starting]))
+      })
+    )
+
+    let firstTurn = true
+
+    const beforeTurn = Effect.promise(async () => {
+      if (firstTurn) {
+        firstTurn = false
+        await Promise.all(
+          states
+            .filter((state) => state.status === "starting" && state.starting !== undefined)
+            .map((state) => waitAtMost(state.starting!, state.startedAt + state.plan.startupTimeoutMs - Date.now()))
+        )
+        for (const state of states) {
+          if (state.status === "starting") {
+            state.pendingNote = `MCP server ${state.plan.name} is still starting after ${seconds(state.plan.startupTimeoutMs)} (startupTimeoutSeconds); its tools join when it is ready.`
+          } else if (state.status === "ready") state.joined = true
+        }
+      }
+      const notes: Array<string> = []
+      for (const state of states) {
+        if (state.status === "ready" && state.stale && state.connection !== undefined) {
+          await listTools(state, state.connection).catch((error: unknown) => {
+            state.lastError = `listing tools after list_changed: ${describeError(error)}`
+          })
+        }
+        if (state.status === "ready" && !state.joined) {
+          state.joined = true
+          state.pendingNote = `MCP server ${state.plan.name} is ready: ${state.tools.length} tool${state.tools.length === 1 ? "" : "s"} join from this turn.`
+        }
+        if (state.pendingNote !== undefined) {
+          notes.push(state.pendingNote)
+          state.pendingNote = undefined
+        }
+      }
+      return notes
+    })
+
+    const restart = (name: string) =>
+      Effect.promise(async () => {
+        const state = states.find((candidate) => candidate.plan.name === name)
+        if (state === undefined) {
+          return `/mcp restart: no MCP server is named ${name} (configured: ${states.map((s) => s.plan.name).join(", ") || "none"})`
+        }
+        if (!state.plan.enabled) return `/mcp restart: ${name} is disabled ("enabled": false in config.json)`
+        const old = state.connection
+        state.connection = undefined
+        state.tools = []
+        state.joined = false
+        state.pendingNote = undefined
+        const attempt = start(state)
+        await old?.close()
+        await waitAtMost(attempt, state.plan.startupTimeoutMs)
+        // The attempt set these meanwhile; the compiler still sees the values assigned above.
+        const connection = state.connection as Connection | undefined
+        if (state.status === "ready") {
+          state.joined = true
+          return `MCP server ${name} restarted: ${state.tools.length} tool${state.tools.length === 1 ? "" : "s"} (${connection?.transport ?? "?"}).`
+        }
+        if (state.status === "failed") {
+          state.pendingNote = undefined
+          return `MCP server ${name} failed to restart: ${state.lastError ?? "unknown reason"}`
+        }
+        return `MCP server ${name} is still starting after ${seconds(state.plan.startupTimeoutMs)}; its tools join when it is ready.`
+      })
+
+    return {
+      tools: () => states.flatMap((state) => (state.joined && state.status === "ready" ? state.tools : [])),
+      beforeTurn,
+      restart,
+      status: () =>
+        states.map((state) => ({
+          name: state.plan.name,
+          status: state.status,
+          endpoint: state.plan.shown,
+          transport: state.connection?.transport,
+          serverInfo: state.connection?.serverInfo,
+          tools: state.tools.map((tool, i) => ({ name: tool.name, mcpName: state.mcpNames[i] ?? tool.name, description: state.descriptions[i] ?? "" })),
+          lastError: state.lastError
+        }))
+    } satisfies McpServersShape
+  })

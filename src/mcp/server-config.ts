@@ -1,0 +1,88 @@
+/**
+ * A config.json `mcpServers` entry made ready to start (SPEC B4): `${env:VAR}` replaced from the
+ * environment Crystal was given (at start, in memory only: the expanded values are never written
+ * anywhere), a stdio server's working directory resolved against the workspace, and the defaults
+ * filled in. A missing variable makes the server fail with a note naming it; the session goes on.
+ */
+import * as path from "node:path"
+import type { McpServerSettings } from "../config/schema.ts"
+
+export const mcpDefaults = { startupTimeoutSeconds: 10, toolTimeoutSeconds: 120, trustAnnotations: false } as const
+
+export type McpEndpoint =
+  | {
+      readonly kind: "stdio"
+      readonly command: string
+      readonly args: ReadonlyArray<string>
+      readonly env: Readonly<Record<string, string>>
+      readonly cwd: string
+    }
+  | { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>> }
+
+export interface McpServerPlan {
+  readonly name: string
+  readonly enabled: boolean
+  readonly startupTimeoutMs: number
+  readonly toolTimeoutMs: number
+  readonly allow: ReadonlyArray<string> | undefined
+  readonly deny: ReadonlyArray<string>
+  readonly trustAnnotations: boolean
+  /** How to reach it; a string says why it cannot be started (a missing variable). */
+  readonly endpoint: McpEndpoint | string
+  /** The endpoint as configured, `${env:…}` unexpanded: what `crystal mcp show` and /mcp print. */
+  readonly shown: string
+}
+
+type Env = Readonly<Record<string, string | undefined>>
+
+const reference = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g
+
+class MissingVariable extends Error {}
+
+const expand = (text: string, env: Env, field: string): string =>
+  text.replace(reference, (_, name: string) => {
+    const value = env[name]
+    if (value === undefined) throw new MissingVariable(`${field} names \${env:${name}}, which is not set`)
+    return value
+  })
+
+const expandMap = (values: Readonly<Record<string, string>> | undefined, env: Env, field: string): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(values ?? {})) out[key] = expand(value, env, `${field}.${key}`)
+  return out
+}
+
+const quoteArg = (arg: string): string => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg))
+
+/**
+ * `baseEnv` is what a stdio server inherits (the shell's environment: Crystal's minus the provider
+ * keys, src/bash/shell-env.ts); its own `env` goes over it. `env` is where `${env:…}` is read.
+ */
+export const planServer = (name: string, settings: McpServerSettings, options: { readonly workspace: string; readonly env: Env; readonly baseEnv: Readonly<Record<string, string>> }): McpServerPlan => {
+  const common = {
+    name,
+    enabled: settings.enabled ?? true,
+    startupTimeoutMs: (settings.startupTimeoutSeconds ?? mcpDefaults.startupTimeoutSeconds) * 1000,
+    toolTimeoutMs: (settings.toolTimeoutSeconds ?? mcpDefaults.toolTimeoutSeconds) * 1000,
+    allow: settings.tools?.allow,
+    deny: settings.tools?.deny ?? [],
+    trustAnnotations: settings.trustAnnotations ?? mcpDefaults.trustAnnotations
+  }
+  const shown = settings.url ?? [settings.command ?? "", ...(settings.args ?? [])].map(quoteArg).join(" ")
+  try {
+    const endpoint: McpEndpoint =
+      settings.url !== undefined
+        ? { kind: "http", url: expand(settings.url, options.env, "url"), headers: expandMap(settings.headers, options.env, "headers") }
+        : {
+            kind: "stdio",
+            command: expand(settings.command ?? "", options.env, "command"),
+            args: (settings.args ?? []).map((arg, i) => expand(arg, options.env, `args[${i}]`)),
+            env: { ...options.baseEnv, ...expandMap(settings.env, options.env, "env") },
+            cwd: path.resolve(options.workspace, expand(settings.cwd ?? ".", options.env, "cwd"))
+          }
+    return { ...common, endpoint, shown }
+  } catch (error) {
+    if (error instanceof MissingVariable) return { ...common, endpoint: error.message, shown }
+    throw error
+  }
+}

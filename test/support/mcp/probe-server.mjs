@@ -1,0 +1,53 @@
+// A small MCP server over stdio for the cases the reference servers do not cover:
+//   hang      never answers (until cancelled); every notifications/cancelled it gets is appended to $MCP_PROBE_LOG
+//   die       exits the whole server in the middle of the call
+//   spawn     starts two grandchildren (one in its own session, like a daemon) and writes their pids to $MCP_PROBE_LOG
+//   progress  sends a progress notification every 300 ms for `steps` steps, then answers
+//   add_tool  registers another tool, which makes the server send tools/list_changed
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import { z } from "zod"
+
+const log = (line) => {
+  if (process.env.MCP_PROBE_LOG) fs.appendFileSync(process.env.MCP_PROBE_LOG, `${line}\n`)
+}
+const server = new McpServer({ name: "probe", version: "1.0.0" })
+const text = (value) => ({ content: [{ type: "text", text: value }] })
+
+server.registerTool("hang", { description: "Never answers" }, (extra) =>
+  new Promise(() => {
+    // The SDK aborts this signal when the client's notifications/cancelled for the request arrives.
+    extra.signal.addEventListener("abort", () => log(`cancelled ${extra.requestId} ${String(extra.signal.reason ?? "")}`))
+  })
+)
+server.registerTool("die", { description: "Exits mid-call" }, () => {
+  setTimeout(() => process.exit(3), 50)
+  return new Promise(() => {})
+})
+server.registerTool("spawn", { description: "Starts grandchildren" }, () => {
+  const sleeper = spawn("sleep", ["1000"], { stdio: "ignore" })
+  const daemon = spawn("sh", ["-c", "sleep 1000 & echo $!"], { stdio: ["ignore", "pipe", "ignore"], detached: true })
+  return new Promise((resolve) => {
+    daemon.stdout.once("data", (chunk) => {
+      // The sh exits at once; its `sleep`, in a session of its own, stays.
+      log(`pids ${sleeper.pid} ${String(chunk).trim()}`)
+      resolve(text("spawned"))
+    })
+  })
+})
+server.registerTool("progress", { description: "Reports progress", inputSchema: { steps: z.number() } }, async ({ steps }, extra) => {
+  for (let i = 1; i <= steps; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const token = extra._meta?.progressToken
+    if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: steps } })
+  }
+  return text(`done after ${steps} steps`)
+})
+server.registerTool("add_tool", { description: "Adds a tool" }, () => {
+  server.registerTool("added", { description: "A tool added later" }, () => text("added here"))
+  return text("added")
+})
+
+await server.connect(new StdioServerTransport())
