@@ -1,7 +1,7 @@
 /**
  * SPEC H1: the same hook pipeline wraps every tool the session's catalog can hold, built-in or
  * external. A real session (prepareSession + startSession) with skills, an image model, an exec
- * tool set and a module tool set in the home; a plugin that records onToolCall, onApproval and
+ * tool set and a module tool set in the home, and an MCP server; a plugin that records onToolCall, onApproval and
  * onToolResult; every tool of both catalogs called once under the audit approval mode, where the
  * operator denies everything (so nothing runs, and every call reaches the approval step).
  */
@@ -18,6 +18,8 @@ import { executeToolCall } from "../../../src/engine/executor.ts"
 import { Toolbox } from "../../../src/engine/toolbox.ts"
 import { tempDir, writeTree } from "../../support/temp.ts"
 import { withHooks } from "../../support/plugins.ts"
+
+const probeServer = path.resolve(import.meta.dirname, "..", "..", "support", "mcp", "probe-server.mjs")
 
 /** Valid arguments for each tool the catalog can hold; a tool missing here fails the test. */
 const sampleArguments: Readonly<Record<string, unknown>> = {
@@ -41,7 +43,12 @@ const sampleArguments: Readonly<Record<string, unknown>> = {
   view_image: { path: "pic.png" },
   describe_image: { path: "pic.png" },
   shout: { text: "hi" },
-  add_note: { text: "hi" }
+  add_note: { text: "hi" },
+  mcp__probe__hang: {},
+  mcp__probe__die: {},
+  mcp__probe__spawn: {},
+  mcp__probe__progress: { steps: 1 },
+  mcp__probe__add_tool: {}
 }
 
 describe("every tool the catalog can hold", () => {
@@ -54,7 +61,8 @@ describe("every tool the catalog can hold", () => {
       "config.json": JSON.stringify({
         model: "local/m",
         imageModel: "local/m",
-        providers: { local: { protocol: "openai-chat", baseURL: "http://127.0.0.1:1/v1", models: { m: { imageInput: true } } } }
+        providers: { local: { protocol: "openai-chat", baseURL: "http://127.0.0.1:1/v1", models: { m: { imageInput: true } } } },
+        mcpServers: { probe: { command: process.execPath, args: [probeServer] } }
       }),
       "skills/deploy/SKILL.md": "---\nname: deploy\ndescription: How to deploy.\n---\nRun the deploy script.\n",
       "tools/loud/tools.json": JSON.stringify({
@@ -81,6 +89,8 @@ describe("every tool the catalog can hold", () => {
             { env, renderer: { ...jsonRenderer, note: () => Effect.void }, operator: { confirm: () => Effect.succeed(false), askQuestions: () => Effect.succeed({ _tag: "NoOperator" }), approve: () => Effect.succeed({ _tag: "Deny" }) } }
           )
           const toolbox = Context.get(session.services, Toolbox)
+          // What a turn does first: the MCP servers join the catalog.
+          if (toolbox.beforeTurn !== undefined) yield* toolbox.beforeTurn
           const work = toolbox.catalog("work").map((tool) => tool.name)
           const plan = toolbox.catalog("plan").map((tool) => tool.name)
           const all = [...new Set([...work, ...plan])]
@@ -94,7 +104,7 @@ describe("every tool the catalog can hold", () => {
       )
     )
     expect(names.filter((name) => !(name in sampleArguments))).toEqual([])
-    expect(names).toEqual(expect.arrayContaining(["read", "bash", "question", "skill", "view_image", "describe_image", "shout", "add_note"]))
+    expect(names).toEqual(expect.arrayContaining(["read", "bash", "question", "skill", "view_image", "describe_image", "shout", "add_note", "mcp__probe__hang"]))
     expect(seen.onToolCall).toEqual(names)
     expect(seen.onApproval).toEqual(names)
     expect(seen.onToolResult).toEqual(names)
