@@ -121,6 +121,8 @@ export const prepareSession = (
     const startDir = yield* realDirectory(cwd, "the current directory")
     const initialPaths = makeCrystalPaths(startDir, env)
     const loaded = yield* loadConfig(initialPaths.configFile)
+    // Plugins load after config (SPEC H1) while the rest is prepared; only the first request waits for them.
+    const pluginsLoading = loadPlugins(initialPaths.home)
     const config = loaded.config
     const disabledTools = yield* validateDisabledTools(flags.disableTool, providedToolNames)
     const store = makeSessionStore(initialPaths.sessionsDir)
@@ -158,8 +160,8 @@ export const prepareSession = (
       config.skills === false
         ? { skills: [], notes: [] }
         : discoverSkills(path.join(paths.home, "skills"), path.join(paths.workspaceDir, "skills"))
-    // Once per process, after config (SPEC H1); its notes are told with the process's first session only.
-    const plugins = yield* Effect.promise(() => loadPlugins(paths.home))
+    // Its notes are told with the process's first session only.
+    const plugins = yield* Effect.promise(() => pluginsLoading)
     const pluginNotes = checked === undefined ? [...plugins.notes, ...rawHookNotes(plugins.plugins)] : []
     return {
       paths,
