@@ -12,9 +12,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { prepareContainment, taggedEnvironment } from "./containment.ts"
 import { DEFAULT_CAPTURE_BYTES, OutputCapture, type ForegroundOutcome } from "./foreground.ts"
-import { DEFAULT_DRAIN_MS, DEFAULT_GRACE_MS, drainWaitMs } from "./limits.ts"
+import { DEFAULT_GRACE_MS, drainWaitMs } from "./limits.ts"
 import { forgetLeader, groupHasMembers, killProcessTree, trackLeader } from "./process-tree.ts"
-import { SpawnError, type ShellExit } from "./spawn.ts"
+import { SpawnError, watchExit, type ShellExit } from "./spawn.ts"
 
 export interface RunArgvOptions {
   readonly file: string
@@ -76,44 +76,9 @@ const start = (options: RunArgvOptions, stdout: OutputCapture, stderr: OutputCap
         child.stdin.on("error", () => {})
         child.stdin.end(options.stdin)
       }
-      let exit: ShellExit | undefined
-      let done: ShellExit | undefined
-      let drainTimer: ReturnType<typeof setTimeout> | undefined
-      const waiting = new Set<(exit: ShellExit) => void>()
-      const finish = (): void => {
-        if (done !== undefined || exit === undefined) return
-        done = exit
-        if (drainTimer !== undefined) clearTimeout(drainTimer)
-        child.stdout?.destroy()
-        child.stderr?.destroy()
-        for (const notify of waiting) notify(done)
-        waiting.clear()
-      }
       child.stdout?.on("data", stdout.write)
       child.stderr?.on("data", stderr.write)
-      child.on("error", () => {})
-      let closed = false
-      child.once("exit", (code, signal) => {
-        exit = { code, signal }
-        if (closed) finish()
-        else drainTimer = setTimeout(finish, options.drainMs ?? DEFAULT_DRAIN_MS)
-      })
-      child.once("close", () => {
-        closed = true
-        finish()
-      })
-      resume(
-        Effect.succeed({
-          pid,
-          result: () => done,
-          finished: Effect.async<ShellExit>((resumeWait) => {
-            if (done !== undefined) return resumeWait(Effect.succeed(done))
-            const notify = (value: ShellExit) => resumeWait(Effect.succeed(value))
-            waiting.add(notify)
-            return Effect.sync(() => waiting.delete(notify))
-          })
-        })
-      )
+      resume(Effect.succeed({ pid, ...watchExit(child, options.drainMs) }))
     })
   )
 

@@ -9,7 +9,7 @@
  * `cmd 2>&1` in a terminal. The stderr pipe still carries what the shell reports before that
  * (a syntax error in the command).
  */
-import { spawn } from "node:child_process"
+import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -100,6 +100,55 @@ export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProce
     })
   }))
 
+/**
+ * How a child ends: its exit, once its pipes are closed (or `drainMs` after the exit, when leftover
+ * processes still hold them). `beforeFinish` runs first (flushing what was read); then the pipes are
+ * no longer read and every waiter hears the exit.
+ */
+export const watchExit = (
+  child: ChildProcess,
+  drainMs: number | undefined,
+  beforeFinish: () => void = () => {}
+): { readonly result: () => ShellExit | undefined; readonly finished: Effect.Effect<ShellExit> } => {
+  let exit: ShellExit | undefined
+  let done: ShellExit | undefined
+  let drainTimer: ReturnType<typeof setTimeout> | undefined
+  const waiting = new Set<(exit: ShellExit) => void>()
+  const finish = (): void => {
+    if (done !== undefined || exit === undefined) return
+    done = exit
+    if (drainTimer !== undefined) clearTimeout(drainTimer)
+    beforeFinish()
+    // Leftover processes may still hold the pipes: stop reading them.
+    child.stdout?.destroy()
+    child.stderr?.destroy()
+    for (const notify of waiting) notify(done)
+    waiting.clear()
+  }
+  // After a successful spawn an 'error' can only come from a failed kill(); ours go through
+  // process.kill, so there is nothing to do, but an unhandled 'error' event would throw.
+  child.on("error", () => {})
+  let closed = false
+  child.once("exit", (code, signal) => {
+    exit = { code, signal }
+    if (closed) finish()
+    else drainTimer = setTimeout(finish, drainMs ?? DEFAULT_DRAIN_MS)
+  })
+  child.once("close", () => {
+    closed = true
+    finish()
+  })
+  return {
+    result: () => done,
+    finished: Effect.async<ShellExit>((resume) => {
+      if (done !== undefined) return resume(Effect.succeed(done))
+      const notify = (value: ShellExit) => resume(Effect.succeed(value))
+      waiting.add(notify)
+      return Effect.sync(() => waiting.delete(notify))
+    })
+  }
+}
+
 /** The shell as a child of this process: bare, or in a sandbox of its own (sandbox.ts). */
 const spawnOwnProcess = (options: SpawnShellOptions, shell: string, env: NodeJS.ProcessEnv, tag: string): Effect.Effect<ShellProcess, SpawnError> =>
   Effect.async<ShellProcess, SpawnError>((resume) => {
@@ -124,49 +173,14 @@ const spawnOwnProcess = (options: SpawnShellOptions, shell: string, env: NodeJS.
     trackLeader(pid, tag)
 
     const output = redactingSink(options.onOutput)
-    let exit: ShellExit | undefined
-    let done: ShellExit | undefined
-    let drainTimer: ReturnType<typeof setTimeout> | undefined
-    const waiting = new Set<(exit: ShellExit) => void>()
-
-    const finish = (): void => {
-      if (done !== undefined || exit === undefined) return
-      done = exit
-      if (drainTimer !== undefined) clearTimeout(drainTimer)
-      output.flush()
-      // Leftover processes may still hold the pipes: stop reading them.
-      child.stdout?.destroy()
-      child.stderr?.destroy()
-      for (const notify of waiting) notify(done)
-      waiting.clear()
-    }
-
     child.stdout?.on("data", output.write)
     child.stderr?.on("data", output.write)
-    // After a successful spawn an 'error' can only come from a failed kill(); ours go through
-    // process.kill, so there is nothing to do, but an unhandled 'error' event would throw.
-    child.on("error", () => {})
-    let closed = false
-    child.once("exit", (code, signal) => {
-      exit = { code, signal }
-      if (closed) finish()
-      else drainTimer = setTimeout(finish, options.drainMs ?? DEFAULT_DRAIN_MS)
-    })
-    child.once("close", () => {
-      closed = true
-      finish()
-    })
+    const watched = watchExit(child, options.drainMs, output.flush)
 
     resume(
       Effect.succeed({
         pid,
-        result: () => done,
-        finished: Effect.async<ShellExit>((resumeWait) => {
-          if (done !== undefined) return resumeWait(Effect.succeed(done))
-          const notify = (value: ShellExit) => resumeWait(Effect.succeed(value))
-          waiting.add(notify)
-          return Effect.sync(() => waiting.delete(notify))
-        })
+        ...watched
       })
     )
   })
