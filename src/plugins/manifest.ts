@@ -16,7 +16,7 @@ import * as path from "node:path"
 import * as Schema from "effect/Schema"
 import * as Effect from "effect/Effect"
 import { locateJsonSyntaxError } from "../config/json-syntax.ts"
-import { isValidPromptDirName, promptDirNameRule, saveManifestChanges } from "../prompts/manifest.ts"
+import { isValidPromptDirName, promptDirNameRule, readManifestFile, saveManifestChanges } from "../prompts/manifest.ts"
 
 /** A refused plugin command (an unknown or broken plugin) or a failed manifest write; the message is for the operator. */
 export class PluginError extends Schema.TaggedError<PluginError>()("PluginError", {
@@ -127,13 +127,9 @@ const resolveEntry = (dir: string, entry: string): { readonly path: string } | {
 /** Reads and checks `<dir>/plugin.json` and where its entry leads. Never writes anything. */
 export const readPluginManifest = (dir: string): PluginManifestRead => {
   const file = path.join(dir, pluginManifestFileName)
-  let text: string
-  try {
-    text = fs.readFileSync(file, "utf8")
-  } catch (error) {
-    const code = errorCode(error)
-    return { _tag: "Problem", file, problem: code === "ENOENT" ? "missing" : code === "EISDIR" ? "is a directory, not a file" : `cannot be read (${code})` }
-  }
+  const read = readManifestFile(file)
+  if ("problem" in read) return { _tag: "Problem", file, problem: read.problem }
+  const text = read.text
   const fields = parsePluginManifestText(text)
   if (fields._tag === "Problem") return { _tag: "Problem", file, problem: fields.problem }
   const entry = resolveEntry(dir, fields.entry)

@@ -130,17 +130,21 @@ export const parseManifestText = (file: string, text: string, kind: ManifestKind
 const errorCode = (error: unknown): string =>
   (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error))
 
+/** A manifest file's text, or what keeps it from being read, said for a note. */
+export const readManifestFile = (file: string): { readonly text: string } | { readonly problem: string } => {
+  try {
+    return { text: fs.readFileSync(file, "utf8") }
+  } catch (error) {
+    const code = errorCode(error)
+    return { problem: code === "ENOENT" ? "missing" : code === "EISDIR" ? "is a directory, not a file" : `cannot be read (${code})` }
+  }
+}
+
 /** Reads `<dir>/prompt.json`. Never writes anything. */
 export const readManifest = (dir: string, kind: ManifestKind): ManifestRead => {
   const file = path.join(dir, manifestFileName)
-  let text: string
-  try {
-    text = fs.readFileSync(file, "utf8")
-  } catch (error) {
-    const code = errorCode(error)
-    return { _tag: "Problem", file, problem: code === "ENOENT" ? "missing" : code === "EISDIR" ? "is a directory, not a file" : `cannot be read (${code})` }
-  }
-  return parseManifestText(file, text, kind)
+  const read = readManifestFile(file)
+  return "problem" in read ? { _tag: "Problem", file, problem: read.problem } : parseManifestText(file, read.text, kind)
 }
 
 /** A directory found where prompt sets or attachments live, but not used. */
