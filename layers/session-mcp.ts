@@ -15,6 +15,7 @@ import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
 import type { ServerProcess } from "../src/mcp/server-process.ts"
 import type { WorkspaceServer, WorkspaceServers } from "../src/mcp/workspace-servers.ts"
 import type { TrustDecision } from "../src/trust/trust-question.ts"
+import type { QuestionAsker } from "../src/tools/questions.ts"
 import type { PreparedSession } from "./prepare.ts"
 
 /** `<workspace>/.crystal/mcp.json`, read (and its module loaded) only when the file exists. */
@@ -43,6 +44,9 @@ export const startMcpServers = (
     readonly baseEnv: Readonly<Record<string, string>>
     /** The workspace's trusted servers (trustedWorkspaceServers): they come after config.json's. */
     readonly workspaceServers: ReadonlyArray<WorkspaceServer>
+    /** Who answers a server's elicitation (headless: nobody, so it is declined with a note). */
+    readonly operator: QuestionAsker
+    readonly note: (text: string) => void
   }
 ): Effect.Effect<McpServersShape | undefined, never, Scope.Scope> =>
   Object.keys(prepared.config.mcpServers ?? {}).length > 0 || deps.workspaceServers.length > 0
@@ -68,12 +72,17 @@ export const startMcpServers = (
         yield* Effect.addFinalizer(() =>
           Effect.promise(() => Promise.all([...spawned.values()].map((process) => process.then((p) => p.kill(DEFAULT_GRACE_MS), () => undefined))))
         )
-        const servers = yield* Effect.promise(() => import("../src/mcp/mcp-servers.ts"))
+        const [servers, elicitation] = yield* Effect.promise(() => Promise.all([import("../src/mcp/mcp-servers.ts"), import("../src/mcp/elicitation.ts")]))
         // Roots: the workspace and the operator's /access grants (not Crystal's own spill and skill folders).
         const roots = () => {
           const fence = Effect.runSync(deps.policy.fence)
           return [fence.workspace, ...fence.grants.map((grant) => grant.root).filter((root) => !isWithin(prepared.paths.home, root) && !isWithin(fence.workspace, root))]
         }
-        return yield* servers.makeMcpServers({ plans, roots, spawned })
+        return yield* servers.makeMcpServers({
+          plans,
+          roots,
+          spawned,
+          elicit: (server, message, schema) => elicitation.askElicitation(deps.operator, { server, message, schema }, deps.note)
+        })
       })
     : Effect.succeed(undefined)

@@ -154,7 +154,10 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     const trust = yield* decideWorkspaceTrust(prepared, host.operator, workspaceMcp?.servers.map((server) => server.trust) ?? [])
     const trustNotes = [...(workspaceMcp?.notes ?? []), ...trust.notes]
     // Started now, in parallel with the rest; the first turn waits for them (bounded).
-    const mcp = yield* startMcpServers(prepared, { policy, env: host.env, baseEnv: bash.env, workspaceServers: trustedWorkspaceServers(workspaceMcp, trust) })
+    const mcp = yield* startMcpServers(prepared, { policy, env: host.env, baseEnv: bash.env, workspaceServers: trustedWorkspaceServers(workspaceMcp, trust),
+      operator: host.operator,
+      note: (text) => Effect.runFork(host.renderer.note(text))
+    })
     const toolbox = yield* makeSessionToolbox(prepared, {
       bash,
       conversation,
