@@ -1,9 +1,11 @@
 /**
  * The session's MCP servers (issue 15): nothing is imported when config.json names none (the SDK
  * and src/mcp load with the first configured server), so a session without servers pays nothing
- * at start-up. Only config.json's `mcpServers` are started: a workspace's `.crystal/mcp.json`
- * waits for the trust step of the external-tools issue and is not read at all until then.
+ * at start-up. config.json's `mcpServers` start; a workspace's `.crystal/mcp.json` servers start
+ * only when the session's one trust decision (layers/session-tools.ts) trusts their entry.
  */
+import * as fs from "node:fs"
+import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { ApprovalPolicyShape } from "../src/approval/approval-policy.ts"
@@ -11,24 +13,57 @@ import { isWithin } from "../src/approval/path-fence.ts"
 import { DEFAULT_GRACE_MS } from "../src/bash/limits.ts"
 import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
 import type { ServerProcess } from "../src/mcp/server-process.ts"
+import type { WorkspaceServer, WorkspaceServers } from "../src/mcp/workspace-servers.ts"
+import type { TrustDecision } from "../src/trust/trust-question.ts"
+import type { QuestionAsker } from "../src/tools/questions.ts"
 import type { PreparedSession } from "./prepare.ts"
 
-export const hasMcpServers = (prepared: PreparedSession): boolean => Object.keys(prepared.config.mcpServers ?? {}).length > 0
+/** `<workspace>/.crystal/mcp.json`, read (and its module loaded) only when the file exists. */
+export const readWorkspaceMcp = (prepared: PreparedSession): Effect.Effect<WorkspaceServers | undefined> => {
+  const workspace = prepared.document.workspace
+  if (!fs.existsSync(path.join(workspace, ".crystal", "mcp.json"))) return Effect.succeed(undefined)
+  return Effect.promise(() => import("../src/mcp/workspace-servers.ts")).pipe(
+    Effect.map((module) => module.readWorkspaceServers(workspace, new Set(Object.keys(prepared.config.mcpServers ?? {}))))
+  )
+}
+
+/** The workspace's servers this session's trust decision lets start. */
+export const trustedWorkspaceServers = (workspace: WorkspaceServers | undefined, trust: TrustDecision): ReadonlyArray<WorkspaceServer> => {
+  if (workspace === undefined) return []
+  const key = (entry: TrustDecision["trusted"][number]) => JSON.stringify([entry.kind, entry.workspace, entry.name, entry.hash])
+  const trusted = new Set(trust.trusted.map(key))
+  return workspace.servers.filter((server) => trusted.has(key(server.trust)))
+}
 
 /** Starts the configured servers in the session's scope; undefined when there are none. */
 export const startMcpServers = (
   prepared: PreparedSession,
-  deps: { readonly policy: ApprovalPolicyShape; readonly env: Readonly<Record<string, string | undefined>>; readonly baseEnv: Readonly<Record<string, string>> }
+  deps: {
+    readonly policy: ApprovalPolicyShape
+    readonly env: Readonly<Record<string, string | undefined>>
+    readonly baseEnv: Readonly<Record<string, string>>
+    /** The workspace's trusted servers (trustedWorkspaceServers): they come after config.json's. */
+    readonly workspaceServers: ReadonlyArray<WorkspaceServer>
+    /** Who answers a server's elicitation (headless: nobody, so it is declined with a note). */
+    readonly operator: QuestionAsker
+    readonly note: (text: string) => void
+  }
 ): Effect.Effect<McpServersShape | undefined, never, Scope.Scope> =>
-  hasMcpServers(prepared)
+  Object.keys(prepared.config.mcpServers ?? {}).length > 0 || deps.workspaceServers.length > 0
     ? Effect.gen(function* () {
         // Stdio servers are spawned before the SDK loads: a server's start (a node or npx process)
         // and the SDK's evaluation then overlap instead of adding up.
         const [config, processes] = yield* Effect.promise(() => Promise.all([import("../src/mcp/server-config.ts"), import("../src/mcp/server-process.ts")]))
         const workspace = prepared.document.workspace
-        const plans = Object.entries(prepared.config.mcpServers ?? {}).map(([name, settings]) =>
-          config.planServer(name, settings, { workspace, env: deps.env, baseEnv: deps.baseEnv })
-        )
+        // A workspace's ${env:…} reads the operator's environment too, but only into a server the operator trusted.
+        const plans = [
+          ...Object.entries(prepared.config.mcpServers ?? {}).map(([name, settings]) =>
+            config.planServer(name, settings, { workspace, env: deps.env, baseEnv: deps.baseEnv })
+          ),
+          ...deps.workspaceServers.map((server) =>
+            config.planServer(server.name, server.settings, { workspace, env: deps.env, baseEnv: deps.baseEnv, source: "workspace" })
+          )
+        ]
         const spawned = new Map<string, Promise<ServerProcess>>()
         for (const plan of plans) {
           if (plan.enabled && typeof plan.endpoint !== "string" && plan.endpoint.kind === "stdio") spawned.set(plan.name, processes.spawnServerProcess(plan.endpoint))
@@ -37,12 +72,17 @@ export const startMcpServers = (
         yield* Effect.addFinalizer(() =>
           Effect.promise(() => Promise.all([...spawned.values()].map((process) => process.then((p) => p.kill(DEFAULT_GRACE_MS), () => undefined))))
         )
-        const servers = yield* Effect.promise(() => import("../src/mcp/mcp-servers.ts"))
+        const [servers, elicitation] = yield* Effect.promise(() => Promise.all([import("../src/mcp/mcp-servers.ts"), import("../src/mcp/elicitation.ts")]))
         // Roots: the workspace and the operator's /access grants (not Crystal's own spill and skill folders).
         const roots = () => {
           const fence = Effect.runSync(deps.policy.fence)
           return [fence.workspace, ...fence.grants.map((grant) => grant.root).filter((root) => !isWithin(prepared.paths.home, root) && !isWithin(fence.workspace, root))]
         }
-        return yield* servers.makeMcpServers({ plans, roots, spawned })
+        return yield* servers.makeMcpServers({
+          plans,
+          roots,
+          spawned,
+          elicit: (server, message, schema) => elicitation.askElicitation(deps.operator, { server, message, schema }, deps.note)
+        })
       })
     : Effect.succeed(undefined)

@@ -25,6 +25,8 @@ import type { PreparedSession } from "./prepare.ts"
 import { reservedToolNames } from "../src/tools/builtin.ts"
 import type { ExternalToolsControl } from "../src/external-tools/session-tools.ts"
 import { configDefaults } from "../src/config/schema.ts"
+import type { TrustAsker, TrustDecision } from "../src/trust/trust-question.ts"
+import type { TrustEntry } from "../src/trust/trust-store.ts"
 
 export interface SessionToolDeps {
   readonly bash: BashSettings
@@ -35,6 +37,8 @@ export interface SessionToolDeps {
   readonly images: Omit<ToolImagesDeps, "conversation" | "config" | "configFile">
   /** The session's MCP servers, when config.json names any: their tools come last in every catalog. */
   readonly mcp?: McpServersShape | undefined
+  /** The session's one trust decision over the workspace's code (decideWorkspaceTrust). */
+  readonly trust: TrustDecision
 }
 
 /** The shell classifier loads with the first shell call; Crystal's home (config, sessions) is off limits to commands. */
@@ -82,10 +86,10 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
   })
 
 /**
- * The tool sets (SPEC X1–X5), loaded only when a tools folder exists: a session without any
- * imports nothing of src/external-tools. The workspace's sets wait for the operator's trust.
+ * One trust question for everything the workspace supplies that can run code (SPEC B2): its tool
+ * sets and its MCP servers (`mcpEntries`, kind "mcp"), asked once, before any of them starts.
  */
-const sessionExternalTools = (prepared: PreparedSession, deps: SessionToolDeps): Effect.Effect<ExternalToolsControl | undefined> =>
+export const decideWorkspaceTrust = (prepared: PreparedSession, asker: TrustAsker, mcpEntries: ReadonlyArray<TrustEntry>): Effect.Effect<TrustDecision> =>
   Effect.gen(function* () {
     const enabled = prepared.config.externalTools ?? configDefaults.externalTools
     const [module, discover, question] = yield* Effect.promise(() =>
@@ -93,22 +97,29 @@ const sessionExternalTools = (prepared: PreparedSession, deps: SessionToolDeps):
     )
     const home = prepared.paths.home
     const workspace = prepared.document.workspace
-    const assumeTrust = prepared.trustProjectTools === true
-    // One trust question for everything the workspace supplies that can run code: MCP servers add
-    // their entries (kind "mcp") to this list and read their part of the same decision.
-    const entries = enabled ? module.projectTrustEntries(workspace, discover.discoverToolSets(home, workspace)) : []
-    const decision = yield* question.decideTrust({ home, workspace, entries, assume: assumeTrust, asker: deps.operator })
+    const toolSets = enabled ? module.projectTrustEntries(workspace, discover.discoverToolSets(home, workspace)) : []
+    return yield* question.decideTrust({ home, workspace, entries: [...toolSets, ...mcpEntries], assume: prepared.trustProjectTools === true, asker })
+  })
+
+/**
+ * The tool sets (SPEC X1–X5). The workspace's sets run only as the session's trust decision says;
+ * its notes are the session's (they may name MCP servers too), not the tool sets'.
+ */
+const sessionExternalTools = (prepared: PreparedSession, deps: SessionToolDeps): Effect.Effect<ExternalToolsControl | undefined> =>
+  Effect.gen(function* () {
+    const enabled = prepared.config.externalTools ?? configDefaults.externalTools
+    const module = yield* Effect.promise(() => import("../src/external-tools/session-tools.ts"))
     return yield* module.makeExternalTools(
       {
-        home,
-        workspace,
+        home: prepared.paths.home,
+        workspace: prepared.document.workspace,
         enabled,
-        assumeTrust,
+        assumeTrust: prepared.trustProjectTools === true,
         asker: deps.operator,
         reserved: reservedToolNames,
         approval: Effect.map(deps.conversation.document, (doc) => doc.approval),
         env: deps.bash.env ?? process.env
       },
-      decision
+      { ...deps.trust, notes: [] }
     )
   })

@@ -34,8 +34,8 @@ import { acquireSessionLock, SessionLocked } from "../src/session/lock.ts"
 import { SessionStore } from "../src/session/store.ts"
 import { bashSettings } from "../src/tools/bash-session.ts"
 import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
-import { startMcpServers } from "./session-mcp.ts"
-import { makeSessionToolbox } from "./session-tools.ts"
+import { readWorkspaceMcp, startMcpServers, trustedWorkspaceServers } from "./session-mcp.ts"
+import { decideWorkspaceTrust, makeSessionToolbox } from "./session-tools.ts"
 import type { PreparedSession } from "./prepare.ts"
 
 export type SessionServices =
@@ -149,9 +149,25 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     const bash = { ...bashSettings(prepared.config), env: shellEnvironment(prepared.config, host.env) }
     const background = yield* BackgroundBash.make({ ...bash, timeoutSeconds: bash.backgroundTimeoutSeconds })
     const media = yield* MediaStore.make(prepared.paths.mediaDir)
+    // One trust question for the workspace's tool sets and MCP servers, before any of them starts.
+    const workspaceMcp = yield* readWorkspaceMcp(prepared)
+    const trust = yield* decideWorkspaceTrust(prepared, host.operator, workspaceMcp?.servers.map((server) => server.trust) ?? [])
+    const trustNotes = [...(workspaceMcp?.notes ?? []), ...trust.notes]
     // Started now, in parallel with the rest; the first turn waits for them (bounded).
-    const mcp = yield* startMcpServers(prepared, { policy, env: host.env, baseEnv: bash.env })
-    const toolbox = yield* makeSessionToolbox(prepared, { bash, conversation, policy, background, operator: host.operator, images: { providers, media, prompts: resolver, env: host.env }, mcp })
+    const mcp = yield* startMcpServers(prepared, { policy, env: host.env, baseEnv: bash.env, workspaceServers: trustedWorkspaceServers(workspaceMcp, trust),
+      operator: host.operator,
+      note: (text) => Effect.runFork(host.renderer.note(text))
+    })
+    const toolbox = yield* makeSessionToolbox(prepared, {
+      bash,
+      conversation,
+      policy,
+      background,
+      operator: host.operator,
+      images: { providers, media, prompts: resolver, env: host.env },
+      mcp,
+      trust
+    })
     // A resumed session's system text is composed afresh from the current settings and prompts.
     const system = yield* resolver.compose(yield* conversation.document)
     yield* conversation.update((doc) => ({ ...doc, system }))
@@ -174,7 +190,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       services,
       controls: makeSessionControls(),
       get notes() {
-        return [...resolver.notes(), ...(sandboxNote === undefined ? [] : [sandboxNote]), ...(toolbox.external?.notes() ?? [])]
+        return [...resolver.notes(), ...(sandboxNote === undefined ? [] : [sandboxNote]), ...trustNotes, ...(toolbox.external?.notes() ?? [])]
       },
       placeholders: resolver.placeholders,
       nameSession: titleOnce(providers, resolver, conversation),

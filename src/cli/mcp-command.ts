@@ -1,10 +1,12 @@
 /**
- * `crystal mcp list|show NAME` (SPEC B3, issue 15 item 7): the MCP servers config.json names.
- * `list` reads the config only and starts nothing; `show NAME` starts that one server (the
- * operator named it), waits at most its startupTimeoutSeconds and prints its tools as the model
- * would see them. Tables by default, `--format text` for tab-separated lines. The SDK loads only
+ * `crystal mcp list|show NAME` (SPEC B3, issue 15 item 7): the MCP servers config.json names,
+ * then those of the current directory's `.crystal/mcp.json` with their trust state. `list` reads
+ * the files only and starts nothing; `show NAME` starts that one server (the operator named it;
+ * a workspace's only once trusted), waits at most its startupTimeoutSeconds and prints its tools
+ * as the model would see them. Tables by default, `--format text` for tab-separated lines. The SDK loads only
  * for `show`.
  */
+import * as fs from "node:fs"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
@@ -16,9 +18,12 @@ import { ConfigError } from "../config/errors.ts"
 import { loadConfig } from "../config/load.ts"
 import { makeCrystalPaths } from "../config/paths.ts"
 import type { Config } from "../config/schema.ts"
+import type { McpServerSettings } from "../config/schema.ts"
 import { mcpDefaults } from "../mcp/server-config.ts"
+import { readWorkspaceServers, type WorkspaceServer, type WorkspaceServers } from "../mcp/workspace-servers.ts"
+import { isTrusted } from "../trust/trust-store.ts"
 import { writeStdout } from "../terminal/output.ts"
-import { formatOption, handle, homeFrom, homeOption, printFields, printRows, yesNo } from "./listing.ts"
+import { formatOption, handle, homeFrom, homeOption, printFields, printNotes, printRows, yesNo } from "./listing.ts"
 
 /** `show` could not reach the server: exit code 1, the reason on stderr (its fields are printed first). */
 class McpServerUnavailable extends Schema.TaggedError<McpServerUnavailable>()("McpServerUnavailable", { message: Schema.String }) {}
@@ -32,30 +37,58 @@ const endpointOf = (settings: NonNullable<Config["mcpServers"]>[string]): { read
     ? { transport: "http", shown: settings.url }
     : { transport: "stdio", shown: [settings.command ?? "", ...(settings.args ?? [])].join(" ") }
 
+/** The current directory's `.crystal/mcp.json` servers (config.json's names removed), as a session there would read them. */
+const workspaceServersOf = (config: Config): WorkspaceServers => readWorkspaceServers(fs.realpathSync(process.cwd()), new Set(Object.keys(config.mcpServers ?? {})))
+
+/** "yes" when the workspace server's current entry is trusted; an unreadable trust file trusts nothing. */
+const trustedNow = (home: string, server: WorkspaceServer): boolean => {
+  try {
+    return isTrusted(home, server.trust)
+  } catch {
+    return false
+  }
+}
+
+const row = (name: string, source: string, trusted: string, settings: McpServerSettings): ReadonlyArray<string> => {
+  const endpoint = endpointOf(settings)
+  return [name, source, trusted, endpoint.transport, yesNo(settings.enabled ?? true), yesNo(settings.trustAnnotations ?? mcpDefaults.trustAnnotations), endpoint.shown]
+}
+
 const list = (setExitCode: (code: number) => void) =>
   Command.make("list", { home: homeOption, format: formatOption }, ({ home, format }) =>
     handle(setExitCode)(() =>
       Effect.gen(function* () {
-        const loaded = yield* configOf(homeFrom(home))
-        const rows = Object.entries(loaded.config.mcpServers ?? {}).map(([name, settings]) => {
-          const endpoint = endpointOf(settings)
-          return [name, endpoint.transport, yesNo(settings.enabled ?? true), yesNo(settings.trustAnnotations ?? mcpDefaults.trustAnnotations), endpoint.shown]
-        })
-        printRows(format, ["NAME", "TRANSPORT", "ENABLED", "TRUST ANNOTATIONS", "COMMAND OR URL"], rows)
+        const homeDir = homeFrom(home)
+        const loaded = yield* configOf(homeDir)
+        const workspace = workspaceServersOf(loaded.config)
+        printNotes(workspace.notes)
+        const rows = [
+          ...Object.entries(loaded.config.mcpServers ?? {}).map(([name, settings]) => row(name, "config.json", "-", settings)),
+          ...workspace.servers.map((server) => row(server.name, "workspace", yesNo(trustedNow(homeDir, server)), server.settings))
+        ]
+        printRows(format, ["NAME", "SOURCE", "TRUSTED", "TRANSPORT", "ENABLED", "TRUST ANNOTATIONS", "COMMAND OR URL"], rows)
       })
     )
-  ).pipe(Command.withDescription("List the MCP servers in config.json's mcpServers (starts none of them)"))
+  ).pipe(Command.withDescription("List the MCP servers of config.json and of ./.crystal/mcp.json, with their trust (starts none of them)"))
 
 const show = (setExitCode: (code: number) => void) =>
   Command.make("show", { home: homeOption, format: formatOption, name: nameArg }, ({ home, format, name }) =>
     handle(setExitCode)(() =>
       Effect.gen(function* () {
-        const loaded = yield* configOf(homeFrom(home))
+        const homeDir = homeFrom(home)
+        const loaded = yield* configOf(homeDir)
         const servers = loaded.config.mcpServers ?? {}
-        const settings = servers[name]
+        const workspaceServers = fs.existsSync(".crystal/mcp.json") ? workspaceServersOf(loaded.config) : undefined
+        const fromWorkspace = workspaceServers?.servers.find((server) => server.name === name)
+        const settings = servers[name] ?? fromWorkspace?.settings
         if (settings === undefined) {
-          const known = Object.keys(servers).join(", ")
-          return yield* new ConfigError({ message: `no MCP server '${name}' in ${loaded.file} (configured: ${known === "" ? "none" : known})` })
+          const known = [...Object.keys(servers), ...(workspaceServers?.servers.map((server) => server.name) ?? [])].join(", ")
+          return yield* new ConfigError({ message: `no MCP server '${name}' in ${loaded.file}${workspaceServers === undefined ? "" : ` or ${workspaceServers.file}`} (configured: ${known === "" ? "none" : known})` })
+        }
+        if (fromWorkspace !== undefined && servers[name] === undefined && !trustedNow(homeDir, fromWorkspace)) {
+          return yield* new ConfigError({
+            message: `MCP server '${name}' comes from ${workspaceServers?.file} and is not trusted: start a session here and answer yes to the trust question first`
+          })
         }
         const [{ planServer }, { makeMcpServers }] = yield* Effect.promise(() => Promise.all([import("../mcp/server-config.ts"), import("../mcp/mcp-servers.ts")]))
         const workspace = process.cwd()

@@ -3,16 +3,18 @@
  * transport (stdio-transport.ts), HTTP as streamable HTTP first and, when the server answers that
  * with an HTTP 4xx (a server that only speaks the 2024-11-05 transport), the old HTTP+SSE
  * transport, as the SDK's documentation recommends. The client says what Crystal supports:
- * roots (the workspace and the granted directories). It declares neither sampling nor
- * elicitation, so servers do not ask for them: the SDK answers such a request with an error.
+ * roots (the workspace and the granted directories) and, when the session has someone to ask
+ * (interactive or not: headless declines with a note), form-mode elicitation. It does not declare
+ * sampling, so servers do not ask for it: the SDK answers such a request with an error.
  */
 import { pathToFileURL } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { ListRootsRequestSchema, ToolListChangedNotificationSchema, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+import { ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import { DEFAULT_GRACE_MS } from "../bash/limits.ts"
+import type { ElicitAnswer } from "./elicitation.ts"
 import type { McpEndpoint } from "./server-config.ts"
 import type { ServerProcess } from "./server-process.ts"
 import { ContainedStdioTransport } from "./stdio-transport.ts"
@@ -35,6 +37,8 @@ export interface ConnectOptions {
   readonly onClosed: (reason: string) => void
   /** Aborted when the session closes (or the server restarts) while this attempt is still starting. */
   readonly signal: AbortSignal
+  /** Answers the server's form-mode elicitation/create; absent: the capability is not declared. */
+  readonly elicit?: ((message: string, schema: Readonly<Record<string, unknown>>) => Promise<ElicitAnswer>) | undefined
   /** A stdio server's process, spawned before the SDK loaded (layers/session-mcp.ts). */
   readonly spawned?: Promise<ServerProcess> | undefined
 }
@@ -51,7 +55,14 @@ export interface Connection {
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const makeClient = (options: ConnectOptions): Client => {
-  const client = new Client({ ...clientInfo }, { capabilities: { roots: { listChanged: false } } })
+  const elicit = options.elicit
+  const client = new Client({ ...clientInfo }, { capabilities: { roots: { listChanged: false }, ...(elicit === undefined ? {} : { elicitation: { form: {} } }) } })
+  if (elicit !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      const params = request.params
+      return params.mode === "url" ? { action: "decline" as const } : elicit(params.message, params.requestedSchema as Readonly<Record<string, unknown>>)
+    })
+  }
   client.setRequestHandler(ListRootsRequestSchema, () => ({
     roots: options.roots().map((dir) => ({ uri: pathToFileURL(dir).href, name: dir }))
   }))

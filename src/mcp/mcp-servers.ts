@@ -13,6 +13,7 @@ import type * as Scope from "effect/Scope"
 import type { Tool } from "../tools/tool.ts"
 import { connectServer, type Connection } from "./connect.ts"
 import { isOffered, makeMcpTool } from "./mcp-tools.ts"
+import type { ElicitAnswer } from "./elicitation.ts"
 import type { McpServerPlan } from "./server-config.ts"
 import type { ServerProcess } from "./server-process.ts"
 
@@ -47,6 +48,8 @@ export interface McpServersOptions {
   /** Stdio servers' processes already spawned, by server name: their first attempt takes them over. */
   readonly spawned?: ReadonlyMap<string, Promise<ServerProcess>> | undefined
   readonly roots: () => ReadonlyArray<string>
+  /** A server's form-mode elicitation/create, by server name; absent: elicitation is not declared. */
+  readonly elicit?: ((server: string, message: string, schema: Readonly<Record<string, unknown>>) => Promise<ElicitAnswer>) | undefined
 }
 
 interface ServerState {
@@ -143,6 +146,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           roots: options.roots,
           signal: abort.signal,
           spawned,
+          elicit: options.elicit === undefined ? undefined : (message, schema) => options.elicit!(state.plan.name, message, schema),
           onToolsChanged: () => {
             if (current()) state.stale = true
           },

@@ -21,6 +21,8 @@ export type McpEndpoint =
 
 export interface McpServerPlan {
   readonly name: string
+  /** config.json ("home") or the workspace's trusted .crystal/mcp.json. */
+  readonly source: "home" | "workspace"
   readonly enabled: boolean
   readonly startupTimeoutMs: number
   readonly toolTimeoutMs: number
@@ -58,9 +60,10 @@ const quoteArg = (arg: string): string => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : 
  * `baseEnv` is what a stdio server inherits (the shell's environment: Crystal's minus the provider
  * keys, src/bash/shell-env.ts); its own `env` goes over it. `env` is where `${env:…}` is read.
  */
-export const planServer = (name: string, settings: McpServerSettings, options: { readonly workspace: string; readonly env: Env; readonly baseEnv: Readonly<Record<string, string>> }): McpServerPlan => {
+export const planServer = (name: string, settings: McpServerSettings, options: { readonly workspace: string; readonly env: Env; readonly baseEnv: Readonly<Record<string, string>>; readonly source?: "home" | "workspace" }): McpServerPlan => {
   const common = {
     name,
+    source: options.source ?? "home",
     enabled: settings.enabled ?? true,
     startupTimeoutMs: (settings.startupTimeoutSeconds ?? mcpDefaults.startupTimeoutSeconds) * 1000,
     toolTimeoutMs: (settings.toolTimeoutSeconds ?? mcpDefaults.toolTimeoutSeconds) * 1000,
