@@ -65,7 +65,7 @@ const CONTROLS: ReadonlyArray<string> = [
   "stat -c %s a.txt",
   "pwd",
   "echo hello",
-  ...(hasRg ? ["rg -n alpha", "rg --files | sort", "rg -c beta a.txt"] : [])
+  ...(hasRg ? ["rg -n alpha | sort", "rg --files | sort", "rg -c beta a.txt"] : [])
 ]
 
 /** Writes (and one network connection) the sandbox must stop; `{TAG}` and `{PORT}` are filled in. */
