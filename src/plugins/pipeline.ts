@@ -88,7 +88,7 @@ export interface HookPipeline {
   /** Resolves the registered placeholders (each under the budget) for the next composition. */
   readonly refreshPlaceholders: Effect.Effect<void>
   /** Every note the pipeline wrote, oldest first, with the plugin it concerns. */
-  readonly notes: () => ReadonlyArray<{ readonly plugin: string; readonly text: string }>
+  readonly notes: () => ReadonlyArray<{ readonly plugins: ReadonlyArray<string>; readonly text: string }>
 }
 
 interface Bound {
@@ -114,7 +114,7 @@ const readFileOrUndefined = (file: string): Buffer | undefined => {
 
 export const makeHookPipeline = (options: PipelineOptions): HookPipeline => {
   const budgetMs = options.budgetMs ?? hookBudgetMs
-  const notes: Array<{ plugin: string; text: string }> = []
+  const notes: Array<{ plugins: ReadonlyArray<string>; text: string }> = []
   const hooksOf = (name: HookName) => bind(options.plugins, (plugin) => plugin.plugin.hooks as PluginHooks | undefined, name)
   const rawOf = (name: RawHookName) => bind(options.plugins, (plugin) => plugin.plugin.rawHooks as PluginRawHooks | undefined, name)
   const table = {
@@ -137,7 +137,11 @@ export const makeHookPipeline = (options: PipelineOptions): HookPipeline => {
   } satisfies Record<HookName | RawHookName, ReadonlyArray<Bound>>
   const idle = Object.values(table).every((bound) => bound.length === 0)
 
-  const note = (plugin: string, text: string) => Effect.suspend(() => (notes.push({ plugin, text }), options.note(text)))
+  /** `plugin`: the plugin (or plugins) the note is about. */
+  const note = (plugin: string | ReadonlyArray<string>, text: string) =>
+    Effect.suspend(() => (notes.push({ plugins: typeof plugin === "string" ? [plugin] : plugin, text }), options.note(text)))
+
+  const skipped = (plugin: string, hook: string, rule: string) => note(plugin, `Plugin '${plugin}': ${hook} result skipped: ${rule}.`)
 
   const failureNote = (plugin: string, hook: string, outcome: Exclude<HookOutcome, { _tag: "Returned" }>, then = "skipped") =>
     outcome._tag === "Threw"
@@ -162,7 +166,7 @@ export const makeHookPipeline = (options: PipelineOptions): HookPipeline => {
           continue
         }
         const checked = check(outcome.value, value)
-        if (checked._tag === "Skip") yield* note(plugin.name, `Plugin '${plugin.name}': ${hook} result skipped: ${checked.rule}.`)
+        if (checked._tag === "Skip") yield* skipped(plugin.name, hook, checked.rule)
         else if (checked._tag === "Use") {
           value = checked.value
           changedBy.push(plugin.name)
@@ -196,7 +200,7 @@ export const makeHookPipeline = (options: PipelineOptions): HookPipeline => {
         fs.renameSync(restoring, file)
       }
       const names = table[hook].map((bound) => `'${bound.plugin.name}'`).join(", ")
-      yield* note("", `A plugin's ${hook} (${names}) changed ${file}; session hooks may not write config.json, so Crystal put it back.`)
+      yield* note(table[hook].map((bound) => bound.plugin.name), `A plugin's ${hook} (${names}) changed ${file}; session hooks may not write config.json, so Crystal put it back.`)
     })
 
   const sessionInfo = (info: SessionInfo): SessionInfo => ({ workspace: info.workspace, sessionId: info.sessionId, approval: info.approval })
@@ -293,7 +297,7 @@ export const makeHookPipeline = (options: PipelineOptions): HookPipeline => {
         )
         const { name, arguments: args } = folded.value
         if (name === call.name && JSON.stringify(args) === JSON.stringify(call.arguments)) return call
-        yield* note(folded.changedBy.join(", "), `Plugin ${folded.changedBy.map((owner) => `'${owner}'`).join(", ")} rewrote the call ${call.name} → ${name}; it is classified and approved as rewritten.`)
+        yield* note(folded.changedBy, `Plugin ${folded.changedBy.map((owner) => `'${owner}'`).join(", ")} rewrote the call ${call.name} → ${name}; it is classified and approved as rewritten.`)
         return { id: call.id, name, arguments: args }
       }),
     approval: (call, classification) =>
@@ -309,7 +313,7 @@ export const makeHookPipeline = (options: PipelineOptions): HookPipeline => {
             continue
           }
           const checked = checkApproval(outcome.value, { risk: current.risk, ask: current.ask === true })
-          if (checked._tag === "Skip") yield* note(plugin.name, `Plugin '${plugin.name}': onApproval result skipped: ${checked.rule}.`)
+          if (checked._tag === "Skip") yield* skipped(plugin.name, "onApproval", checked.rule)
           else if (checked._tag === "Use") current = { ...current, risk: maxRisk(current.risk, checked.value.risk), ...(checked.value.ask ? { ask: true } : {}) }
         }
         const raw = yield* fold("rewriteApproval", current, (value) => value, (result, value) => checkRawApproval(result, value))
@@ -327,7 +331,7 @@ export const makeHookPipeline = (options: PipelineOptions): HookPipeline => {
           }
           const checked = checkToolResult(outcome.value)
           if (checked._tag === "Skip") {
-            yield* note(plugin.name, `Plugin '${plugin.name}': onToolResult result skipped: ${checked.rule}.`)
+            yield* skipped(plugin.name, "onToolResult", checked.rule)
             continue
           }
           if (checked._tag === "Keep") continue

@@ -163,10 +163,9 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
         context.print([
           ...loader.plugins.flatMap((plugin) => [
             ...describePlugin(plugin),
-            ...hookNotes.filter((note) => note.plugin.split(", ").includes(plugin.name)).map((note) => context.palette.yellow(`  Note: ${note.text}`))
+            ...hookNotes.filter((note) => note.plugins.includes(plugin.name)).map((note) => context.palette.yellow(`  Note: ${note.text}`))
           ]),
-          ...loader.loadNotes.filter((note) => !loader.plugins.some((plugin) => plugin.notes?.includes(note))).map((note) => context.palette.yellow(`Skipped: ${note}`)),
-          ...hookNotes.filter((note) => note.plugin === "").map((note) => context.palette.yellow(`Note: ${note.text}`))
+          ...loader.loadNotes.filter((note) => !loader.plugins.some((plugin) => plugin.notes?.includes(note))).map((note) => context.palette.yellow(`Skipped: ${note}`))
         ])
       })
   },

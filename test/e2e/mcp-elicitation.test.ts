@@ -1,19 +1,15 @@
 /** A server's elicitation in crystal run: nobody to ask, so it is declined, with a note, and the turn goes on. */
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { jsonLines, makeSandbox, runCrystal, writeLocalConfig } from "../support/crystal.ts"
-import { startFakeLlm, type FakeLlm } from "../support/fake-llm/server.ts"
+import { useFakeServers } from "../support/fake-servers.ts"
 import { everythingServer } from "../support/mcp/servers.ts"
 
-const servers: Array<FakeLlm> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()))
-})
+const fakeServer = useFakeServers()
 
 describe("MCP elicitation in crystal run", () => {
   it("declines server-everything's trigger-elicitation-request with a note", async () => {
     const sandbox = await makeSandbox()
-    const fake = await startFakeLlm()
-    servers.push(fake)
+    const fake = await fakeServer()
     await writeLocalConfig(sandbox, fake.url, { mcpServers: { everything: { command: process.execPath, args: [everythingServer, "stdio"] } } })
     fake.script([{ toolCalls: [{ name: "mcp__everything__trigger-elicitation-request", arguments: {} }] }, { text: "Declined, fine." }])
     const result = await runCrystal(sandbox, ["run", "--format", "json", "--approval", "full", "ask me"])

@@ -24,7 +24,8 @@ import { Providers } from "../../../src/providers/providers.ts"
 import { makeSessionStore, SessionStore } from "../../../src/session/store.ts"
 import * as p from "../../../src/tools/params.ts"
 import { defineTool, everyMode, type Tool } from "../../../src/tools/tool.ts"
-import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
+import type { FakeLlm } from "../../support/fake-llm/server.ts"
+import { useFakeServers } from "../../support/fake-servers.ts"
 import { withHooks, withRawHooks } from "../../support/plugins.ts"
 import { silentRenderer } from "../../support/renderer.ts"
 import { localModel } from "../../support/model-entry.ts"
@@ -50,15 +51,13 @@ const change = defineTool({
   run: ({ key }) => Effect.sync(() => (runs.push(`change ${key}`), { text: `changed ${key}` }))
 })
 
-const servers: Array<FakeLlm> = []
-afterEach(async () => {
+const fakeServer = useFakeServers()
+afterEach(() => {
   runs.length = 0
-  await Promise.all(servers.splice(0).map((server) => server.close()))
 })
 
 const setup = async (plugins: ReadonlyArray<LoadedPlugin>, answers: ReadonlyArray<ApprovalAnswer> = [], tools: ReadonlyArray<Tool> = [lookup, change]) => {
-  const fake = await startFakeLlm()
-  servers.push(fake)
+  const fake = await fakeServer()
   const home = await tempDir()
   const store = makeSessionStore(path.join(home, "sessions"))
   const document = { ...store.create({ workspace: home, model: "local/m", mode: "work", approval: "default" }), system: "You are a test." }

@@ -5,20 +5,17 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import type { Classification } from "../../../src/approval/classification.ts"
 import type { ModelRequest } from "../../../src/providers/model-client.ts"
 import type { ImageRef, TranscriptItem } from "../../../src/session/items.ts"
-import { pipelineOf, withHooks } from "../../support/plugins.ts"
+import { heldPng, pipelineOf, run, withHooks } from "../../support/plugins.ts"
 import { localModel } from "../../support/model-entry.ts"
 import { tempDir } from "../../support/temp.ts"
 
-const run = <A>(effect: Effect.Effect<A>) => Effect.runPromise(effect)
-
 const model = (imageInput: boolean) => localModel(undefined, imageInput)
 
-const png: ImageRef = { sha256: "a".repeat(64), mime: "image/png", marker: "[Image #1]" }
+const png = heldPng
 const gif: ImageRef = { sha256: "b".repeat(64), mime: "image/gif", marker: "[Image #2]" }
 
 const transcript: ReadonlyArray<TranscriptItem> = [

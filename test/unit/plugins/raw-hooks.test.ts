@@ -2,21 +2,18 @@
  * Seed 001's second table: raw hooks may restructure a call, replace prompt and compaction texts,
  * and rewrite a classification; the host refuses only what it cannot represent.
  */
-import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import type { Classification } from "../../../src/approval/classification.ts"
 import type { PluginModelItem } from "../../../src/plugins/api.ts"
 import { rawHookNotes } from "../../../src/plugins/plugin-loader.ts"
 import type { ModelRequest } from "../../../src/providers/model-client.ts"
-import type { ImageRef, TranscriptItem } from "../../../src/session/items.ts"
+import type { TranscriptItem } from "../../../src/session/items.ts"
 import { localModel } from "../../support/model-entry.ts"
-import { pipelineOf, withHooks, withRawHooks } from "../../support/plugins.ts"
-
-const run = <A>(effect: Effect.Effect<A>) => Effect.runPromise(effect)
+import { heldPng, pipelineOf, run, withHooks, withRawHooks } from "../../support/plugins.ts"
 
 const model = (imageInput: boolean) => localModel(undefined, imageInput)
 
-const png: ImageRef = { sha256: "a".repeat(64), mime: "image/png", marker: "[Image #1]" }
+const png = heldPng
 const transcript: ReadonlyArray<TranscriptItem> = [
   { _tag: "user", id: "u1", text: "look at [Image #1]", images: [png] },
   {

@@ -7,20 +7,17 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { headlessOperator } from "../../../layers/headless.ts"
 import { prepareSession } from "../../../layers/prepare.ts"
 import { openSessionHost } from "../../../layers/session-host.ts"
 import { defaultSessionFlags } from "../../../src/cli/flags.ts"
 import { jsonRenderer } from "../../../src/cli/render/json.ts"
 import { runTurn } from "../../../src/engine/turn.ts"
-import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
+import { useFakeServers } from "../../support/fake-servers.ts"
 import { tempDir, writeTree } from "../../support/temp.ts"
 
-const servers: Array<FakeLlm> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()))
-})
+const fakeServer = useFakeServers()
 
 const plugin = `import { appendFileSync } from "node:fs"
 const log = new URL("./moments.log", import.meta.url)
@@ -30,8 +27,7 @@ export default { hooks: { onSessionStarted: (s) => line("start", s), onSessionEn
 
 describe("session moments", () => {
   it("start and end as sessions switch, each end carrying the session it leaves", async () => {
-    const fake = await startFakeLlm()
-    servers.push(fake)
+    const fake = await fakeServer()
     fake.script([{ text: "hi" }])
     const root = await fs.realpath(await tempDir())
     const home = path.join(root, "home")
