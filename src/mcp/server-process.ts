@@ -68,11 +68,11 @@ export const startServerProcess = (server: StdioServerCommand): ServerProcess =>
   let failure: Error | undefined
   const early: Array<Buffer> = []
   let events: ServerProcessEvents | undefined
+  // At once, not on "spawn": a Crystal that exits before that event (a bad config.json found
+  // while the early-spawned server boots) still kills it on the way out.
+  if (child.pid !== undefined) trackLeader(child.pid, tag)
   const started = new Promise<void>((resolve, reject) => {
-    child.once("spawn", () => {
-      if (child.pid !== undefined) trackLeader(child.pid, tag)
-      resolve()
-    })
+    child.once("spawn", () => resolve())
     child.once("error", (error) => {
       failure = error
       reject(error)

@@ -4,6 +4,7 @@
 //   spawn     starts two grandchildren (one in its own session, like a daemon) and writes their pids to $MCP_PROBE_LOG
 //   progress  sends a progress notification every 300 ms for `steps` steps, then answers
 //   add_tool  registers another tool, which makes the server send tools/list_changed
+// With $MCP_PROBE_STARTS set, the server appends its pid to that file as it starts.
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -13,6 +14,7 @@ import { z } from "zod"
 const log = (line) => {
   if (process.env.MCP_PROBE_LOG) fs.appendFileSync(process.env.MCP_PROBE_LOG, `${line}\n`)
 }
+if (process.env.MCP_PROBE_STARTS) fs.appendFileSync(process.env.MCP_PROBE_STARTS, `${process.pid}\n`)
 const server = new McpServer({ name: "probe", version: "1.0.0" })
 const text = (value) => ({ content: [{ type: "text", text: value }] })
 
