@@ -71,6 +71,9 @@ const makeClient = (options: ConnectOptions): Client => {
 }
 
 const listAll = async (client: Client): Promise<ReadonlyArray<McpTool>> => {
+  // A client uses only what the server declared in initialize: one without `tools` (a server of
+  // prompts or resources) has none, and answers tools/list with "Method not found".
+  if (client.getServerCapabilities()?.tools === undefined) return []
   const tools: Array<McpTool> = []
   let cursor: string | undefined
   do {

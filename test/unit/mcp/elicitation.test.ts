@@ -88,6 +88,53 @@ describe("elicitation", () => {
     expect(dismissed.text).toContain("User declined")
   })
 
+  it("starts each question on the field's default, so that the dialog accepted as offered sends the defaults (SEP-1034)", async () => {
+    const schema = {
+      type: "object",
+      properties: {
+        name: { type: "string", default: "John Doe" },
+        age: { type: "integer", default: 30 },
+        score: { type: "number", default: 95.5 },
+        status: { type: "string", enum: ["active", "inactive", "pending"], default: "pending" },
+        verified: { type: "boolean", default: false },
+        tags: { type: "array", items: { type: "string", enum: ["a", "b", "c"] }, default: ["c", "a", "z"] },
+        odd: { type: "string", enum: ["x", "y"], default: "w" },
+        plain: { type: "string" }
+      }
+    }
+    const fields = elicitationFields("s", "m", schema)
+    if (typeof fields === "string") throw new Error(fields)
+    expect(fields.map((field) => [field.name, field.question.initial])).toEqual([
+      ["name", ["John Doe"]],
+      ["age", ["30"]],
+      ["score", ["95.5"]],
+      ["status", ["pending"]],
+      ["verified", ["no"]],
+      ["tags", ["a", "c"]],
+      ["odd", []],
+      ["plain", []]
+    ])
+    const options = (name: string) => fields.find((field) => field.name === name)?.question.options
+    expect(options("status")?.map((option) => option.description)).toEqual(["", "", "the server's default"])
+    expect(options("verified")).toEqual([
+      { label: "yes", description: "true" },
+      { label: "no", description: "false, the server's default" }
+    ])
+    expect(options("age")).toEqual([{ label: "30", description: "the server's default" }])
+    expect(options("plain")).toEqual([])
+    expect(fields.find((field) => field.name === "age")?.question.question).toContain("(an integer)")
+    // Enter on every question: each answer is what the question started on.
+    const asker: QuestionAsker = {
+      askQuestions: (questions) => Effect.succeed({ _tag: "Answered", answers: questions.map((question) => ({ selected: question.initial ?? [] })) })
+    }
+    const notes: Array<string> = []
+    expect(await askElicitation(asker, { server: "s", message: "m", schema }, (note) => notes.push(note))).toEqual({
+      action: "accept",
+      content: { name: "John Doe", age: 30, score: 95.5, status: "pending", verified: false, tags: ["a", "c"] }
+    })
+    expect(notes).toEqual([])
+  })
+
   it("refuses a required field it cannot ask, and an answer of the wrong type", async () => {
     expect(elicitationFields("s", "m", { properties: { deep: { type: "object" } }, required: ["deep"] })).toBe(
       "its required field deep is of a kind Crystal cannot ask (object)"

@@ -18,7 +18,7 @@ import { planServer } from "../../../src/mcp/server-config.ts"
 import { isProcessAlive } from "../../../src/bash/process-tree.ts"
 import { makeSpill } from "../../../src/tools/spill.ts"
 import type { Tool, ToolContext, ToolOutput } from "../../../src/tools/tool.ts"
-import { everythingServer, filesystemServer, probeServer, silentServer, startEverythingHttp } from "../../support/mcp/servers.ts"
+import { everythingServer, filesystemServer, probeServer, promptsOnlyServer, silentServer, startEverythingHttp } from "../../support/mcp/servers.ts"
 import { processesWith } from "../../support/processes.ts"
 import { tempDir } from "../../support/temp.ts"
 
@@ -188,6 +188,16 @@ describe("MCP server-filesystem", () => {
     expect(read.text).toContain("remember the milk")
     const outside = await call(toolNamed(mcp, "mcp__files__read_text_file"), { path: "/etc/hostname" }, ctx)
     expect(Exit.isSuccess(outside) && outside.value.isError).toBe(true)
+  })
+})
+
+describe("an MCP server without tools", () => {
+  it("is ready with none: its tools are not listed, since it did not declare the tools capability", async () => {
+    const workspace = await tempDir()
+    const { mcp } = await open({ prompts: stdio(promptsOnlyServer) }, workspace)
+    expect(await Effect.runPromise(mcp.beforeTurn)).toEqual([])
+    expect(mcp.status().find((server) => server.name === "prompts")).toMatchObject({ status: "ready", lastError: undefined })
+    expect(mcp.tools()).toEqual([])
   })
 })
 
