@@ -23,9 +23,9 @@ describe("early MCP servers", () => {
     const { env, workspace } = await homeWith(config)
     const commands = earlyServerCommands(["run", "hi"], env, workspace)
     const session = planServer("a", sleeper, { workspace, env, baseEnv: shellEnvironment({}, env) }).endpoint
+    if (typeof session === "string" || session.kind !== "stdio") throw new Error(`not a stdio plan: ${JSON.stringify(session)}`)
     expect(commands).toHaveLength(1)
-    expect(typeof session).not.toBe("string")
-    expect(commandKey(commands[0]!)).toBe(commandKey(session as Exclude<typeof session, string>))
+    expect(commandKey(commands[0]!)).toBe(commandKey(session))
     expect(commands[0]).toMatchObject({ command: "sleep", args: ["30"], cwd: path.join(workspace, "sub") })
     expect(commands[0]!.env["TOKEN"]).toBe("t0ken-value")
     expect(commands[0]!.env["SECRET_API_KEY"]).toBeUndefined()
