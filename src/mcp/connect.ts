@@ -16,6 +16,7 @@ import { ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificatio
 import { DEFAULT_GRACE_MS } from "../bash/limits.ts"
 import type { ElicitAnswer } from "./elicitation.ts"
 import type { McpEndpoint } from "./server-config.ts"
+import { lazyOutputValidators } from "./sdk-warmup.ts"
 import type { ServerProcess } from "./server-process.ts"
 import { ContainedStdioTransport } from "./stdio-transport.ts"
 
@@ -56,7 +57,7 @@ const describeError = (error: unknown): string => (error instanceof Error ? erro
 
 const makeClient = (options: ConnectOptions): Client => {
   const elicit = options.elicit
-  const client = new Client({ ...clientInfo }, { capabilities: { roots: { listChanged: false }, ...(elicit === undefined ? {} : { elicitation: { form: {} } }) } })
+  const client = new Client({ ...clientInfo }, { jsonSchemaValidator: lazyOutputValidators, capabilities: { roots: { listChanged: false }, ...(elicit === undefined ? {} : { elicitation: { form: {} } }) } })
   if (elicit !== undefined) {
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       const params = request.params

@@ -14,6 +14,7 @@ import type { Tool } from "../tools/tool.ts"
 import { connectServer, type Connection } from "./connect.ts"
 import { isOffered, makeMcpTool } from "./mcp-tools.ts"
 import type { ElicitAnswer } from "./elicitation.ts"
+import { warmSdkParsers } from "./sdk-warmup.ts"
 import type { McpServerPlan } from "./server-config.ts"
 import type { ServerProcess } from "./server-process.ts"
 
@@ -173,6 +174,8 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
     }
 
     for (const state of states) if (state.plan.enabled) void start(state)
+    // After the initialize requests went out: the servers boot meanwhile (sdk-warmup.ts).
+    if (states.some((state) => state.plan.enabled)) setImmediate(warmSdkParsers)
 
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {

@@ -18,7 +18,7 @@ import { planServer } from "../../../src/mcp/server-config.ts"
 import { isProcessAlive } from "../../../src/bash/process-tree.ts"
 import { makeSpill } from "../../../src/tools/spill.ts"
 import type { Tool, ToolContext, ToolOutput } from "../../../src/tools/tool.ts"
-import { everythingServer, filesystemServer, probeServer, promptsOnlyServer, silentServer, startEverythingHttp } from "../../support/mcp/servers.ts"
+import { everythingServer, filesystemServer, probeServer, promptsOnlyServer, silentServer, startEverythingHttp, structuredServer } from "../../support/mcp/servers.ts"
 import { processesWith } from "../../support/processes.ts"
 import { tempDir } from "../../support/temp.ts"
 
@@ -198,6 +198,20 @@ describe("an MCP server without tools", () => {
     expect(await Effect.runPromise(mcp.beforeTurn)).toEqual([])
     expect(mcp.status().find((server) => server.name === "prompts")).toMatchObject({ status: "ready", lastError: undefined })
     expect(mcp.tools()).toEqual([])
+  })
+})
+
+describe("output schemas", () => {
+  it("are checked on each result, and one that cannot be compiled fails only its own tool's calls", async () => {
+    const workspace = await tempDir()
+    const { mcp } = await open({ s: stdio(structuredServer) }, workspace)
+    expect(await Effect.runPromise(mcp.beforeTurn)).toEqual([])
+    expect(mcp.tools().map((tool) => tool.name)).toEqual(["mcp__s__good", "mcp__s__wrong", "mcp__s__malformed"])
+    const ctx = await context(workspace)
+    expect(outputOf(await call(toolNamed(mcp, "mcp__s__good"), {}, ctx)).text).toBe('{"n":1}')
+    expect(JSON.stringify((await call(toolNamed(mcp, "mcp__s__wrong"), {}, ctx)))).toContain("does not match the tool's output schema")
+    expect(JSON.stringify((await call(toolNamed(mcp, "mcp__s__malformed"), {}, ctx)))).toContain("Failed to validate structured content")
+    expect(outputOf(await call(toolNamed(mcp, "mcp__s__good"), {}, ctx)).text).toBe('{"n":1}')
   })
 })
 
