@@ -4,8 +4,8 @@
  * `npx …` or a Node script takes hundreds of milliseconds to boot; spawned here, before Effect
  * and the session load (~40 ms in the binary), its boot overlaps all of Crystal's own start.
  *
- * Only for a command line that starts a session in the current directory (`crystal`, `crystal run`
- * without --resume/--continue), and only for what the operator's own config.json names: a
+ * Only for a command line that starts a session in the current directory (src/cli/early-mcp.ts
+ * decides), and only for what the operator's own config.json names: a
  * workspace's .crystal/mcp.json waits for the trust question, as before. This module reads the
  * file raw; the session validates it as usual and takes a process over only when the command it
  * plans (command, args, environment, directory) is exactly the one spawned here. Anything not
@@ -16,7 +16,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { shellEnvironment } from "../bash/shell-env.ts"
-import { parseFast } from "../cli/fast-args.ts"
 import type { McpServerSettings } from "../config/schema.ts"
 import { resolveHome } from "../config/paths.ts"
 import { planServer } from "./server-config.ts"
@@ -51,10 +50,8 @@ const stdioSettings = (entry: unknown): McpServerSettings | undefined =>
     ? (entry as McpServerSettings)
     : undefined
 
-/** The stdio servers a session started by `argv` in `cwd` will start, as the session plans them; [] when unsure. */
-export const earlyServerCommands = (argv: ReadonlyArray<string>, env: Env, cwd: string): Array<StdioServerCommand> => {
-  const invocation = parseFast(argv)
-  if (invocation === undefined || invocation._tag === "Space" || invocation.flags.resume !== undefined || invocation.flags.continue) return []
+/** The stdio servers a session started in `cwd` will start, as the session plans them; [] when unsure. */
+export const earlyServerCommands = (env: Env, cwd: string): Array<StdioServerCommand> => {
   try {
     const config: unknown = JSON.parse(fs.readFileSync(path.join(resolveHome(env as NodeJS.ProcessEnv), "config.json"), "utf8"))
     if (!isRecord(config) || !isRecord(config["mcpServers"])) return []
@@ -74,9 +71,9 @@ export const earlyServerCommands = (argv: ReadonlyArray<string>, env: Env, cwd: 
   }
 }
 
-/** Spawns config.json's stdio servers for the session `argv` is about to start (early-start.ts). */
-export const startEarlyServers = (argv: ReadonlyArray<string>, env: Env, cwd: string): void => {
-  const commands = earlyServerCommands(argv, env, cwd)
+/** Spawns config.json's stdio servers for the session about to start in `cwd`. */
+export const startEarlyServers = (env: Env, cwd: string): void => {
+  const commands = earlyServerCommands(env, cwd)
   if (commands.length === 0) return
   early = commands.flatMap((command) => {
     try {

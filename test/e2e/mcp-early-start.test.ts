@@ -42,7 +42,7 @@ describe("config.json's MCP servers start with the binary", () => {
     const sandbox = await makeSandbox()
     const fake = await fakeServer()
     const starts = await probeHome(sandbox, fake.url)
-    for (const args of [["mcp", "list"], ["--help"], ["run", "--no-such-flag", "hi"], ["sessions", "list"]]) {
+    for (const args of [["mcp", "list"], ["--help"], ["run", "--no-such-flag", "hi"], ["sessions", "list"], ["run", "--continue", "hi"]]) {
       await runCrystal(sandbox, args)
     }
     expect(await startedPids(starts)).toEqual([])

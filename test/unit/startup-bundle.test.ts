@@ -64,7 +64,7 @@ describe("the start-up bundle", () => {
     // With no MCP server configured nothing of the SDK is loaded (issue 15), and of src/mcp only
     // what reads config.json's stdio servers to spawn them early (src/mcp/early-servers.ts).
     expect(inputs.filter((input) => input.includes("@modelcontextprotocol"))).toEqual([])
-    expect(inputs.filter((input) => input.startsWith("src/mcp/")).sort()).toEqual(["src/mcp/early-servers.ts", "src/mcp/early-start.ts", "src/mcp/server-config.ts", "src/mcp/server-process.ts"])
+    expect(inputs.filter((input) => input.startsWith("src/mcp/")).sort()).toEqual(["src/mcp/early-servers.ts", "src/mcp/server-config.ts", "src/mcp/server-process.ts"])
     expect(chunks.length, `start-up chunks: ${chunks.join(", ")} (a top-level await somewhere?)`).toBeLessThanOrEqual(2)
   })
 })
