@@ -6,13 +6,15 @@
  * its tools absent), one still starting, one that joined late, one that went away. The catalog
  * only changes between turns: list_changed marks a server's tools stale and the next turn lists
  * them again. The servers belong to the session's scope: closing it closes every connection and
- * kills every stdio server's process tree.
+ * kills every stdio server's process tree. A server's calls share its timers (call-timers.ts): a
+ * request the operator answers for that server (an elicitation) holds their toolTimeoutSeconds.
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { Tool } from "../tools/tool.ts"
 import { connectServer, type Connection } from "./connect.ts"
 import { isOffered, makeMcpTool } from "./mcp-tools.ts"
+import { makeServerCalls, type ServerCalls } from "./call-timers.ts"
 import type { ElicitAnswer } from "./elicitation.ts"
 import { warmSdkParsers } from "./sdk-warmup.ts"
 import type { McpServerPlan } from "./server-config.ts"
@@ -55,6 +57,8 @@ export interface McpServersOptions {
 
 interface ServerState {
   readonly plan: McpServerPlan
+  /** Its calls' toolTimeoutSeconds, held while the operator answers the server. */
+  readonly calls: ServerCalls
   status: McpServerStatus
   connection: Connection | undefined
   /** The attempt in flight; settles when it connected or failed. */
@@ -97,6 +101,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
     let closed = false
     const states: Array<ServerState> = options.plans.map((plan) => ({
       plan,
+      calls: makeServerCalls(),
       status: plan.enabled ? "starting" : "disabled",
       connection: undefined,
       starting: undefined,
@@ -123,7 +128,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
     const listTools = async (state: ServerState, connection: Connection) => {
       const listed = await connection.listTools()
       const offered = listed.filter((tool) => isOffered(state.plan, tool.name))
-      state.tools = offered.map((tool) => makeMcpTool(state.plan, connection.client, tool))
+      state.tools = offered.map((tool) => makeMcpTool(state.plan, connection.client, tool, state.calls))
       state.mcpNames = offered.map((tool) => tool.name)
       state.descriptions = state.tools.map((tool) => tool.description)
       state.stale = false
@@ -147,7 +152,12 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           roots: options.roots,
           signal: abort.signal,
           spawned,
-          elicit: options.elicit === undefined ? undefined : (message, schema) => options.elicit!(state.plan.name, message, schema),
+          // The seam for every request the operator answers for a server (a sampling approval too):
+          // the server's calls do not time out while the operator reads and answers.
+          elicit:
+            options.elicit === undefined
+              ? undefined
+              : (message, schema) => state.calls.whileOperatorAnswers(() => options.elicit!(state.plan.name, message, schema)),
           onToolsChanged: () => {
             if (current()) state.stale = true
           },

@@ -3,6 +3,7 @@
 //   die       exits the whole server in the middle of the call
 //   spawn     starts two grandchildren (one in its own session, like a daemon) and writes their pids to $MCP_PROBE_LOG
 //   progress  sends a progress notification every 300 ms for `steps` steps, then answers
+//   flood     sends `count` progress notifications (with a message) as fast as it can, then answers after `linger` ms
 //   add_tool  registers another tool, which makes the server send tools/list_changed
 // With $MCP_PROBE_STARTS set, the server appends its pid to that file as it starts.
 import { spawn } from "node:child_process"
@@ -46,6 +47,14 @@ server.registerTool("progress", { description: "Reports progress", inputSchema: 
     if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: steps } })
   }
   return text(`done after ${steps} steps`)
+})
+server.registerTool("flood", { description: "Floods progress", inputSchema: { count: z.number(), linger: z.number() } }, async ({ count, linger }, extra) => {
+  const token = extra._meta?.progressToken
+  for (let i = 1; i <= count && token !== undefined; i++) {
+    await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: count, message: `item ${i}` } })
+  }
+  await new Promise((resolve) => setTimeout(resolve, linger))
+  return text(`sent ${count}`)
 })
 server.registerTool("add_tool", { description: "Adds a tool" }, () => {
   server.registerTool("added", { description: "A tool added later" }, () => text("added here"))

@@ -1,7 +1,8 @@
 /**
  * Elicitation against server-everything's trigger-elicitation-request: its form becomes the
  * operator's questions (a scripted operator answers them), the answers go back typed; with
- * nobody to ask the request is declined with a note.
+ * nobody to ask the request is declined with a note; the call that asked does not time out while
+ * the operator takes their time.
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -24,12 +25,12 @@ afterEach(async () => {
 const env = (): Record<string, string> => Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined))
 
 /** Calls trigger-elicitation-request with `asker` answering; returns the tool's text, the questions and the notes. */
-const trigger = async (asker: QuestionAsker) => {
+const trigger = async (asker: QuestionAsker, settings: { readonly toolTimeoutSeconds?: number } = {}) => {
   const workspace = await tempDir()
   const notes: Array<string> = []
   const scope = Effect.runSync(Scope.make())
   scopes.push(scope)
-  const plan = planServer("everything", { command: process.execPath, args: [everythingServer, "stdio"] }, { workspace, env: process.env, baseEnv: env() })
+  const plan = planServer("everything", { command: process.execPath, args: [everythingServer, "stdio"], ...settings }, { workspace, env: process.env, baseEnv: env() })
   const mcp = await Effect.runPromise(
     makeMcpServers({
       plans: [plan],
@@ -132,6 +133,22 @@ describe("elicitation", () => {
       action: "accept",
       content: { name: "John Doe", age: 30, score: 95.5, status: "pending", verified: false, tags: ["a", "c"] }
     })
+    expect(notes).toEqual([])
+  })
+
+  it("holds the call's toolTimeoutSeconds while the dialog is open: an answer after 2 s still completes a call with 1 s", async () => {
+    const asked: Array<number> = []
+    const slowOperator: QuestionAsker = {
+      askQuestions: (questions) =>
+        Effect.sync(() => asked.push(questions.length)).pipe(
+          Effect.zipRight(Effect.sleep("2 seconds")),
+          Effect.as<QuestionsOutcome>({ _tag: "Answered", answers: questions.map((q) => (q.header.endsWith(": String") ? { selected: [], custom: "late" } : { selected: [] })) })
+        )
+    }
+    const { text, notes } = await trigger(slowOperator, { toolTimeoutSeconds: 1 })
+    expect(asked).toHaveLength(1)
+    expect(text).toContain("User provided the requested information")
+    expect(text).toContain("- Name: late")
     expect(notes).toEqual([])
   })
 
