@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { ApprovalPolicyShape } from "../src/approval/approval-policy.ts"
 import { isWithin } from "../src/approval/path-fence.ts"
+import { prepareContainment } from "../src/bash/containment.ts"
 import { DEFAULT_GRACE_MS } from "../src/bash/limits.ts"
 import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
 import { takeEarlyServers } from "../src/mcp/early-servers.ts"
@@ -67,7 +68,7 @@ export const startMcpServers = (
         ]
         // config.json's servers were spawned as Crystal started (src/mcp/early-servers.ts): taken
         // over when the plan is exactly what was spawned, spawned now otherwise.
-        yield* Effect.promise(processes.prepareServerContainment)
+        yield* prepareContainment
         const stdio = plans.flatMap((plan) => (plan.enabled && typeof plan.endpoint !== "string" && plan.endpoint.kind === "stdio" ? [{ name: plan.name, command: plan.endpoint }] : []))
         const early = takeEarlyServers(stdio.map((server) => server.command), DEFAULT_GRACE_MS)
         const spawned = new Map<string, Promise<ServerProcess>>(

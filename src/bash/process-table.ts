@@ -2,14 +2,13 @@
  * The process table as Crystal reads it (/proc on Linux), with no Effect in it: the tags every
  * contained process carries, the trees of the leaders Crystal spawned, and the exit hook that
  * SIGKILLs them all synchronously. An MCP server spawned before the rest of Crystal loads
- * (src/mcp/early-servers.ts) is tracked through this module alone; process-tree.ts adds the
- * graceful kill (SIGTERM, grace, SIGKILL) on top and re-exports what is here.
+ * (src/mcp/early-servers.ts) is spawned, tracked and killed through this module alone;
+ * process-tree.ts gives the kills to Effect code and re-exports what is here.
  */
 import * as fs from "node:fs"
 import { processRuns } from "../files/process-alive.ts"
 
-
-export interface ProcEntry {
+interface ProcEntry {
   readonly pid: number
   readonly ppid: number
   readonly pgrp: number
@@ -166,7 +165,7 @@ export const groupHasMembers = (pgid: number): boolean => {
   }
 }
 
-export interface Snapshot {
+interface Snapshot {
   readonly entries: ReadonlyArray<ProcEntry>
   readonly children: ReadonlyMap<number, ReadonlyArray<ProcEntry>>
   /** Does `pid` carry a tag starting with `prefix`? Each environment is read once per snapshot, only when asked. */
@@ -174,7 +173,7 @@ export interface Snapshot {
 }
 
 /** One read of /proc, shared by every tree being killed at the same time; undefined without /proc. */
-export const takeSnapshot = (): Snapshot | undefined => {
+const takeSnapshot = (): Snapshot | undefined => {
   if (!hasProc) return undefined
   const entries = readAllStats()
   const children = new Map<number, Array<ProcEntry>>()
@@ -196,7 +195,7 @@ export const takeSnapshot = (): Snapshot | undefined => {
 }
 
 /** The processes of the tree a session leader started, and those carrying its tag. */
-export class ProcessTree {
+class ProcessTree {
   /** Members seen so far, pid → start time: found again after their parent died. */
   private readonly known = new Map<number, string>()
   /** Undefined for a shell that already exited and was reaped: its pid may be anyone's now. */
@@ -267,15 +266,15 @@ export class ProcessTree {
 }
 
 /** Tags of the tracked leaders and their start times, by leader pid. */
-export const tags = new Map<number, { readonly tag: string; readonly start: bigint }>()
+const tags = new Map<number, { readonly tag: string; readonly start: bigint }>()
 
-export const treeOf = (leader: number): ProcessTree => {
+const treeOf = (leader: number): ProcessTree => {
   const tagged = tags.get(leader)
   // The whole tag, NUL included: tag …1 must not take in …12's processes.
   return tagged === undefined ? new ProcessTree(leader, undefined) : new ProcessTree(leader, `${tagged.tag}\u0000`, tagged.start)
 }
 
-export const forget = (leader: number): void => {
+const forget = (leader: number): void => {
   liveLeaders.delete(leader)
   tags.delete(leader)
 }
@@ -345,3 +344,71 @@ export const forgetLeader = (leader: number): void => forget(leader)
 
 /** Leaders tracked and not yet known to be dead (for tests and diagnostics). */
 export const trackedLeaders = (): ReadonlySet<number> => liveLeaders
+
+const POLL_MS = 20
+/** After SIGKILL, how long to wait for the kernel to finish the processes off. */
+const KILL_WAIT_MS = 2000
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Polls until every tree is dead or `ms` passed; gives the trees still alive. */
+const waitUntilDead = async (trees: ReadonlyArray<ProcessTree>, ms: number): Promise<ReadonlyArray<ProcessTree>> => {
+  const deadline = Date.now() + ms
+  let pause = 5
+  let remaining = trees
+  for (;;) {
+    const wait = Math.min(pause, Math.max(0, deadline - Date.now()))
+    pause = Math.min(POLL_MS, pause * 2)
+    await sleep(wait)
+    const snapshot = takeSnapshot()
+    remaining = remaining.filter((tree) => tree.alive(snapshot))
+    if (remaining.length === 0 || Date.now() >= deadline) return remaining
+  }
+}
+
+export interface KillOptions {
+  /** How long processes get after SIGTERM before SIGKILL. */
+  readonly graceMs: number
+}
+
+/**
+ * Kills the trees of `leaders` together (one /proc read per step for all of them): SIGTERM, up
+ * to `graceMs` for them to exit, then SIGKILL. Resolves when every process is gone (or, should
+ * one survive SIGKILL — a process stuck in the kernel — after a bounded wait). Never rejects.
+ * process-tree.ts gives it to Effect code, uninterruptible.
+ */
+export const killTreesNow = async (leaders: ReadonlyArray<number>, options: KillOptions): Promise<void> => {
+  try {
+    const snapshot = takeSnapshot()
+    const trees = leaders.map(treeOf).filter((tree) => tree.alive(snapshot))
+    if (trees.length === 0) return
+    for (const tree of trees) {
+      tree.signal("SIGTERM", snapshot)
+      tree.signal("SIGCONT", snapshot)
+    }
+    const stubborn = await waitUntilDead(trees, options.graceMs)
+    if (stubborn.length === 0) return
+    const before = takeSnapshot()
+    for (const tree of stubborn) tree.signal("SIGKILL", before)
+    const stuck = await waitUntilDead(stubborn, KILL_WAIT_MS)
+    // A process in uninterruptible sleep (D state) dies when the kernel lets it; one last try.
+    const last = takeSnapshot()
+    for (const tree of stuck) tree.signal("SIGKILL", last)
+  } finally {
+    leaders.forEach(forget)
+  }
+}
+
+/**
+ * After a shell exited by itself: kills whatever it left running — in its group, in its tree, or
+ * anywhere with its tag (a `setsid -f` or double-fork escapee). With the group empty that costs
+ * one /proc read (~1–3 ms for a few hundred processes): the price of "nothing it started
+ * outlives it".
+ */
+export const killLeftoversNow = async (leader: number, options: KillOptions): Promise<void> => {
+  if (!groupHasMembers(leader) && (!tags.has(leader) || !treeOf(leader).alive(takeSnapshot()))) {
+    forget(leader)
+    return
+  }
+  await killTreesNow([leader], options)
+}

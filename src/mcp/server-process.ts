@@ -5,12 +5,12 @@
  * StdioClientTransport signals only the child, and what an `npx` wrapper or the server started
  * would outlive the session. This module imports nothing of the SDK: the session spawns its
  * servers first and loads the SDK while they boot (layers/session-mcp.ts). Output that arrives
- * before the transport listens is kept and handed over. Nothing of Effect is imported here at
- * load: config.json's servers are spawned through this module before the rest of Crystal loads
- * (early-servers.ts); the containment's set-up and the graceful kill load when first needed.
+ * before the transport listens is kept and handed over. Nothing of Effect is imported here:
+ * config.json's servers are spawned through this module before the rest of Crystal loads
+ * (early-servers.ts).
  */
 import { spawn, type ChildProcess } from "node:child_process"
-import { taggedEnvironment, trackLeader } from "../bash/process-table.ts"
+import { killTreesNow, taggedEnvironment, trackLeader } from "../bash/process-table.ts"
 
 export interface StdioServerCommand {
   readonly command: string
@@ -42,23 +42,9 @@ export interface ServerProcess {
 }
 
 /**
- * The containment's one-time set-up (subreaper, pid file: src/bash/containment.ts), run before a
- * session's first server is spawned or adopted.
- */
-export const prepareServerContainment = async (): Promise<void> => {
-  const [Effect, containment] = await Promise.all([import("effect/Effect"), import("../bash/containment.ts")])
-  await Effect.runPromise(containment.prepareContainment)
-}
-
-/** Spawns after the containment's set-up; `started` says whether it runs. */
-export const spawnServerProcess = async (server: StdioServerCommand): Promise<ServerProcess> => {
-  await prepareServerContainment()
-  return startServerProcess(server)
-}
-
-/**
- * Spawns at once: tagged and tracked (the exit hook kills its tree), but without the containment's
- * set-up, which the session runs when it takes the process over (early-servers.ts).
+ * Spawns at once: tagged and tracked (the exit hook kills its tree). The containment's one-time
+ * set-up (subreaper, pid file: src/bash/containment.ts) is the caller's: the session runs it
+ * before it spawns a server or takes one over (early-servers.ts).
  */
 export const startServerProcess = (server: StdioServerCommand): ServerProcess => {
   const { env, tag } = taggedEnvironment({ ...server.env })
@@ -105,9 +91,7 @@ export const startServerProcess = (server: StdioServerCommand): ServerProcess =>
     kill: (graceMs) =>
       (killing ??= (async () => {
         child.stdin?.end()
-        if (child.pid === undefined || failure !== undefined) return
-        const [Effect, tree] = await Promise.all([import("effect/Effect"), import("../bash/process-tree.ts")])
-        await Effect.runPromise(tree.killProcessTree(child.pid, { graceMs }))
+        if (child.pid !== undefined && failure === undefined) await killTreesNow([child.pid], { graceMs })
       })())
   }
 }

@@ -6,7 +6,9 @@
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { spawnServerProcess, type ServerProcess, type StdioServerCommand } from "./server-process.ts"
+import * as Effect from "effect/Effect"
+import { prepareContainment } from "../bash/containment.ts"
+import { startServerProcess, type ServerProcess, type StdioServerCommand } from "./server-process.ts"
 
 export class ContainedStdioTransport implements Transport {
   onclose?: (() => void) | undefined
@@ -33,7 +35,7 @@ export class ContainedStdioTransport implements Transport {
 
   async start(): Promise<void> {
     if (this.process !== undefined) throw new Error("already started")
-    const process = await (this.spawned ?? spawnServerProcess(this.server))
+    const process = await (this.spawned ?? Effect.runPromise(prepareContainment).then(() => startServerProcess(this.server)))
     this.process = process
     process.listen({
       stdout: (chunk) => this.read(chunk),
