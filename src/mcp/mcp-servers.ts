@@ -21,6 +21,8 @@ export type McpServerStatus = "starting" | "ready" | "failed" | "disabled"
 
 export interface McpServerView {
   readonly name: string
+  /** Where it is configured: config.json ("home") or the workspace's .crystal/mcp.json. */
+  readonly source: McpServerPlan["source"]
   readonly status: McpServerStatus
   readonly endpoint: string
   readonly transport: string | undefined
@@ -252,6 +254,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       status: () =>
         states.map((state) => ({
           name: state.plan.name,
+          source: state.plan.source,
           status: state.status,
           endpoint: state.plan.shown,
           transport: state.connection?.transport,
