@@ -16,6 +16,7 @@ import type { ServerProcess } from "../src/mcp/server-process.ts"
 import type { WorkspaceServer, WorkspaceServers } from "../src/mcp/workspace-servers.ts"
 import type { TrustDecision } from "../src/trust/trust-question.ts"
 import type { QuestionAsker } from "../src/tools/questions.ts"
+import { addSecrets } from "../src/session/redact.ts"
 import type { PreparedSession } from "./prepare.ts"
 
 /** `<workspace>/.crystal/mcp.json`, read (and its module loaded) only when the file exists. */
@@ -64,6 +65,8 @@ export const startMcpServers = (
             config.planServer(server.name, server.settings, { workspace, env: deps.env, baseEnv: deps.baseEnv, source: "workspace" })
           )
         ]
+        // What ${env:…} put into a server's env or headers is redacted like a provider key (README "Secrets").
+        addSecrets(plans.flatMap((plan) => plan.secrets))
         const spawned = new Map<string, Promise<ServerProcess>>()
         for (const plan of plans) {
           if (plan.enabled && typeof plan.endpoint !== "string" && plan.endpoint.kind === "stdio") spawned.set(plan.name, processes.spawnServerProcess(plan.endpoint))

@@ -52,6 +52,15 @@ describe("planServer", () => {
     expect(http.toolTimeoutMs).toBe(5000)
   })
 
+  it("the values ${env:…} puts into env or headers are the plan's secrets (not args, cwd or url, nor short values)", () => {
+    const env = { TOKEN: "s3cret-token", OTHER: "other-secret-value", SHORT: "abc", DIR: "/some/long/directory" }
+    const stdio = planServer("a", { command: "npx", args: ["--dir=${env:DIR}"], env: { KEY: "${env:TOKEN}", FLAG: "${env:SHORT}" }, cwd: "${env:DIR}" }, { ...options, env })
+    expect(stdio.secrets).toEqual(["s3cret-token"])
+    const http = planServer("b", { url: "https://example.com/${env:DIR}", headers: { Authorization: "Bearer ${env:OTHER}", "X-Key": "${env:TOKEN}" } }, { ...options, env })
+    expect(http.secrets).toEqual(["other-secret-value", "s3cret-token"])
+    expect(planServer("c", { url: "https://x/mcp", headers: { A: "${env:NOPE}" } }, options).secrets).toEqual([])
+  })
+
   it("a variable that is not set is the reason the server cannot start", () => {
     expect(planServer("c", { url: "https://x/mcp", headers: { A: "${env:NOPE}" } }, options).endpoint).toBe("headers.A names ${env:NOPE}, which is not set")
   })
