@@ -6,13 +6,18 @@
  * its tools absent), one still starting, one that joined late, one that went away. The catalog
  * only changes between turns: list_changed marks a server's tools stale and the next turn lists
  * them again. The servers belong to the session's scope: closing it closes every connection and
- * kills every stdio server's process tree.
+ * kills every stdio server's process tree. A server's tools are named when it joins the catalog
+ * (servers joining together: in config order): a name a tool already offered has is not given
+ * twice (names.ts distinctToolName), and the clash is one note.
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import type { Tool } from "../tools/tool.ts"
 import { connectServer, type Connection } from "./connect.ts"
 import { isOffered, makeMcpTool } from "./mcp-tools.ts"
+import { distinctToolName, mcpToolName } from "./names.ts"
 import type { ElicitAnswer } from "./elicitation.ts"
 import type { McpServerPlan } from "./server-config.ts"
 import type { ServerProcess } from "./server-process.ts"
@@ -64,6 +69,8 @@ interface ServerState {
   abort: AbortController | undefined
   startedAt: number
   generation: number
+  /** The server's tools as it last listed them (allow/deny applied), and the client that calls them. */
+  listing: { readonly client: Client; readonly tools: ReadonlyArray<McpTool> } | undefined
   tools: ReadonlyArray<Tool>
   mcpNames: ReadonlyArray<string>
   descriptions: ReadonlyArray<string>
@@ -104,6 +111,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       abort: undefined,
       startedAt: Date.now(),
       generation: 0,
+      listing: undefined,
       tools: [],
       mcpNames: [],
       descriptions: [],
@@ -121,12 +129,50 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       state.pendingNote = `MCP server ${state.plan.name} failed: ${reason}; its tools are not available.`
     }
 
+    /** Name clashes between tools, said once each before the next turn. */
+    const clashNotes: Array<string> = []
+    const clashesNoted = new Set<string>()
+
+    /**
+     * The server's listed tools as catalog tools, under names no other offered tool has: a tool
+     * whose name is taken (by another server's, or by one of its own) gets a hashed one.
+     */
+    const nameTools = (state: ServerState) => {
+      const listing = state.listing
+      if (listing === undefined) return
+      const held = new Map<string, { readonly server: string; readonly tool: string }>()
+      for (const other of states) {
+        if (other === state || !other.joined || other.status !== "ready") continue
+        other.tools.forEach((tool, i) => held.set(tool.name, { server: other.plan.name, tool: other.mcpNames[i] ?? tool.name }))
+      }
+      state.tools = listing.tools.map((tool) => {
+        const name = distinctToolName(state.plan.name, tool.name, held)
+        const plain = mcpToolName(state.plan.name, tool.name)
+        const holder = held.get(plain)
+        const key = JSON.stringify([plain, state.plan.name, tool.name])
+        if (name !== plain && holder !== undefined && !clashesNoted.has(key)) {
+          clashesNoted.add(key)
+          clashNotes.push(
+            `MCP tool names clash: server ${holder.server}'s tool ${holder.tool} and server ${state.plan.name}'s tool ${tool.name} are both ${plain}; the first keeps the name, the second is offered as ${name}.`
+          )
+        }
+        held.set(name, { server: state.plan.name, tool: tool.name })
+        return makeMcpTool(state.plan, listing.client, tool, name)
+      })
+      state.mcpNames = listing.tools.map((tool) => tool.name)
+      state.descriptions = state.tools.map((tool) => tool.description)
+    }
+
+    /** The server joins the catalog now: its tools are named against the ones already offered. */
+    const join = (state: ServerState) => {
+      nameTools(state)
+      state.joined = true
+    }
+
     const listTools = async (state: ServerState, connection: Connection) => {
       const listed = await connection.listTools()
-      const offered = listed.filter((tool) => isOffered(state.plan, tool.name))
-      state.tools = offered.map((tool) => makeMcpTool(state.plan, connection.client, tool))
-      state.mcpNames = offered.map((tool) => tool.name)
-      state.descriptions = state.tools.map((tool) => tool.description)
+      state.listing = { client: connection.client, tools: listed.filter((tool) => isOffered(state.plan, tool.name)) }
+      nameTools(state)
       state.stale = false
     }
 
@@ -197,7 +243,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
         for (const state of states) {
           if (state.status === "starting") {
             state.pendingNote = `MCP server ${state.plan.name} is still starting after ${seconds(state.plan.startupTimeoutMs)} (startupTimeoutSeconds); its tools join when it is ready.`
-          } else if (state.status === "ready") state.joined = true
+          } else if (state.status === "ready") join(state)
         }
       }
       const notes: Array<string> = []
@@ -208,7 +254,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           })
         }
         if (state.status === "ready" && !state.joined) {
-          state.joined = true
+          join(state)
           state.pendingNote = `MCP server ${state.plan.name} is ready: ${state.tools.length} tool${state.tools.length === 1 ? "" : "s"} join from this turn.`
         }
         if (state.pendingNote !== undefined) {
@@ -216,7 +262,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           state.pendingNote = undefined
         }
       }
-      return notes
+      return [...notes, ...clashNotes.splice(0)]
     })
 
     const restart = (name: string) =>
@@ -228,6 +274,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
         if (!state.plan.enabled) return `/mcp restart: ${name} is disabled ("enabled": false in config.json)`
         const old = state.connection
         state.connection = undefined
+        state.listing = undefined
         state.tools = []
         state.joined = false
         state.pendingNote = undefined
@@ -237,7 +284,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
         // The attempt set these meanwhile; the compiler still sees the values assigned above.
         const connection = state.connection as Connection | undefined
         if (state.status === "ready") {
-          state.joined = true
+          join(state)
           return `MCP server ${name} restarted: ${state.tools.length} tool${state.tools.length === 1 ? "" : "s"} (${connection?.transport ?? "?"}).`
         }
         if (state.status === "failed") {

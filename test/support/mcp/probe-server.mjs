@@ -4,6 +4,7 @@
 //   spawn     starts two grandchildren (one in its own session, like a daemon) and writes their pids to $MCP_PROBE_LOG
 //   progress  sends a progress notification every 300 ms for `steps` steps, then answers
 //   add_tool  registers another tool, which makes the server send tools/list_changed
+//   $MCP_PROBE_TOOL  (when set) a tool of that name that echoes its `message`, to make names clash
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -49,5 +50,11 @@ server.registerTool("add_tool", { description: "Adds a tool" }, () => {
   server.registerTool("added", { description: "A tool added later" }, () => text("added here"))
   return text("added")
 })
+
+if (process.env.MCP_PROBE_TOOL) {
+  server.registerTool(process.env.MCP_PROBE_TOOL, { description: "Echoes from the probe", inputSchema: { message: z.string() } }, ({ message }) =>
+    text(`probe ${process.env.MCP_PROBE_TOOL}: ${message}`)
+  )
+}
 
 await server.connect(new StdioServerTransport())

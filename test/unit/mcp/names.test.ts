@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { clientInfo } from "../../../src/mcp/connect.ts"
-import { clipDescription, MAX_TOOL_NAME, MCP_DESCRIPTION_BUDGET, mcpToolName } from "../../../src/mcp/names.ts"
+import { clipDescription, distinctToolName, MAX_TOOL_NAME, MCP_DESCRIPTION_BUDGET, mcpToolName } from "../../../src/mcp/names.ts"
 import { planServer } from "../../../src/mcp/server-config.ts"
 
 describe("MCP tool names", () => {
@@ -26,6 +26,23 @@ describe("MCP tool names", () => {
     expect(a).toHaveLength(MAX_TOOL_NAME)
     expect(b).toHaveLength(MAX_TOOL_NAME)
     expect(a).not.toBe(b)
+  })
+
+  it("a name another tool has already is made distinct with a hash, within 64 characters", () => {
+    expect(distinctToolName("a", "b__c", new Set())).toBe("mcp__a__b__c")
+    const taken = new Set([mcpToolName("a", "b__c")])
+    const second = distinctToolName("a__b", "c", taken)
+    expect(second).toMatch(/^mcp__a__b__c_[0-9a-f]{6}$/)
+    // Clipped names: the same first 57 characters and the same hash would meet; the counter parts them.
+    const long = `${"y".repeat(70)}`
+    const clipped = mcpToolName("s", long)
+    expect(clipped).toHaveLength(MAX_TOOL_NAME)
+    const again = distinctToolName("s", long, new Set([clipped]))
+    expect(again).toHaveLength(MAX_TOOL_NAME)
+    expect(again).not.toBe(clipped)
+    const third = distinctToolName("s", long, new Set([clipped, again]))
+    expect(new Set([clipped, again, third]).size).toBe(3)
+    expect(third).toMatch(/^[A-Za-z0-9_-]{64}$/)
   })
 
   it("clips descriptions to the budget and fills an empty one", () => {
