@@ -18,7 +18,9 @@ import type { Tool } from "../tools/tool.ts"
 import { connectServer, type Connection } from "./connect.ts"
 import { isOffered, makeMcpTool } from "./mcp-tools.ts"
 import { distinctToolName, mcpToolName } from "./names.ts"
+import type { CreateMessageRequestParams, CreateMessageResult } from "@modelcontextprotocol/sdk/types.js"
 import type { ElicitAnswer } from "./elicitation.ts"
+import { samplingOffMessage } from "./sampling.ts"
 import type { McpServerPlan } from "./server-config.ts"
 import type { ServerProcess } from "./server-process.ts"
 
@@ -28,6 +30,8 @@ export interface McpServerView {
   readonly name: string
   /** Where it is configured: config.json ("home") or the workspace's .crystal/mcp.json. */
   readonly source: McpServerPlan["source"]
+  /** `"sampling": true`: the server may ask the session's model, each request approved. */
+  readonly sampling: boolean
   readonly status: McpServerStatus
   readonly endpoint: string
   readonly transport: string | undefined
@@ -57,6 +61,13 @@ export interface McpServersOptions {
   readonly roots: () => ReadonlyArray<string>
   /** A server's form-mode elicitation/create, by server name; absent: elicitation is not declared. */
   readonly elicit?: ((server: string, message: string, schema: Readonly<Record<string, unknown>>) => Promise<ElicitAnswer>) | undefined
+  /**
+   * A server's sampling/createMessage, by server name; declared only for servers whose entry says
+   * `"sampling": true`. Absent: no server is offered sampling.
+   */
+  readonly sample?: ((server: string, params: CreateMessageRequestParams, signal: AbortSignal) => Promise<CreateMessageResult>) | undefined
+  /** Lines the operator should see now, not at the next turn (a server asked for sampling while it is off). */
+  readonly note?: ((text: string) => void) | undefined
 }
 
 interface ServerState {
@@ -79,6 +90,8 @@ interface ServerState {
   lastError: string | undefined
   /** What the next turn's note says, set when something happened. */
   pendingNote: string | undefined
+  /** The operator was told that this server asked for sampling while it is off (said once). */
+  samplingOffNoted: boolean
 }
 
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
@@ -118,7 +131,8 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       joined: false,
       stale: false,
       lastError: undefined,
-      pendingNote: undefined
+      pendingNote: undefined,
+      samplingOffNoted: false
     }))
 
     const fail = (state: ServerState, reason: string) => {
@@ -195,6 +209,16 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           signal: abort.signal,
           spawned,
           elicit: options.elicit === undefined ? undefined : (message, schema) => options.elicit!(state.plan.name, message, schema),
+          sample: state.plan.sampling && options.sample !== undefined ? (params, signal) => options.sample!(state.plan.name, params, signal) : undefined,
+          samplingOff: () => {
+            if (!state.samplingOffNoted) {
+              state.samplingOffNoted = true
+              options.note?.(
+                `MCP server ${state.plan.name} asked to use your model (sampling), which is off for it: "sampling": true in its entry (${state.plan.source === "home" ? "config.json" : ".crystal/mcp.json"}) allows it, each request approved by you.`
+              )
+            }
+            return samplingOffMessage(state.plan.name, state.plan.source)
+          },
           onToolsChanged: () => {
             if (current()) state.stale = true
           },
@@ -302,6 +326,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
         states.map((state) => ({
           name: state.plan.name,
           source: state.plan.source,
+          sampling: state.plan.sampling,
           status: state.status,
           endpoint: state.plan.shown,
           transport: state.connection?.transport,

@@ -12,7 +12,7 @@ import * as path from "node:path"
 import { MIN_SECRET_LENGTH } from "../bash/shell-env.ts"
 import type { McpServerSettings } from "../config/schema.ts"
 
-export const mcpDefaults = { startupTimeoutSeconds: 10, toolTimeoutSeconds: 120, trustAnnotations: false } as const
+export const mcpDefaults = { startupTimeoutSeconds: 10, toolTimeoutSeconds: 120, trustAnnotations: false, sampling: false } as const
 
 export type McpEndpoint =
   | {
@@ -34,6 +34,8 @@ export interface McpServerPlan {
   readonly allow: ReadonlyArray<string> | undefined
   readonly deny: ReadonlyArray<string>
   readonly trustAnnotations: boolean
+  /** The server may ask the session's model (each request approved by the operator). */
+  readonly sampling: boolean
   /** How to reach it; a string says why it cannot be started (a missing variable). */
   readonly endpoint: McpEndpoint | string
   /** The endpoint as configured, `${env:…}` unexpanded: what `crystal mcp show` and /mcp print. */
@@ -78,7 +80,8 @@ export const planServer = (name: string, settings: McpServerSettings, options: {
     toolTimeoutMs: (settings.toolTimeoutSeconds ?? mcpDefaults.toolTimeoutSeconds) * 1000,
     allow: settings.tools?.allow,
     deny: settings.tools?.deny ?? [],
-    trustAnnotations: settings.trustAnnotations ?? mcpDefaults.trustAnnotations
+    trustAnnotations: settings.trustAnnotations ?? mcpDefaults.trustAnnotations,
+    sampling: settings.sampling ?? mcpDefaults.sampling
   }
   const shown = settings.url ?? [settings.command ?? "", ...(settings.args ?? [])].map(quoteArg).join(" ")
   const secrets = new Set<string>()

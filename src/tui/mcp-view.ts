@@ -15,7 +15,7 @@ export const serverLines = (server: McpServerView, palette: Palette, detailed: b
   const tools = server.tools.length === 1 ? "1 tool" : `${server.tools.length} tools`
   const via = server.transport === undefined ? "" : ` over ${server.transport}`
   return [
-    `${palette.cyan(server.name)} ${statusColour(palette, server.status)}${via} · ${tools} · ${sourceLabel(server.source)} · ${palette.dim(server.endpoint)}`,
+    `${palette.cyan(server.name)} ${statusColour(palette, server.status)}${via} · ${tools} · ${sourceLabel(server.source)}${server.sampling ? " · sampling on" : ""} · ${palette.dim(server.endpoint)}`,
     ...(server.lastError === undefined ? [] : [`  ${palette.red("last error:")} ${server.lastError}`]),
     ...(detailed
       ? server.tools.map((tool) => `  ${palette.cyan(tool.name)} ${palette.dim((tool.description.split("\n")[0] ?? "").slice(0, 90))}`)

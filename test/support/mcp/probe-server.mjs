@@ -4,6 +4,8 @@
 //   spawn     starts two grandchildren (one in its own session, like a daemon) and writes their pids to $MCP_PROBE_LOG
 //   progress  sends a progress notification every 300 ms for `steps` steps, then answers
 //   add_tool  registers another tool, which makes the server send tools/list_changed
+//   sample    asks the client's model (sampling/createMessage) whatever capabilities the client declared,
+//             optionally with a 1×1 PNG; answers with the result as JSON, or the error it got
 //   $MCP_PROBE_TOOL  (when set) a tool of that name that echoes its `message`, to make names clash
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -49,6 +51,17 @@ server.registerTool("progress", { description: "Reports progress", inputSchema: 
 server.registerTool("add_tool", { description: "Adds a tool" }, () => {
   server.registerTool("added", { description: "A tool added later" }, () => text("added here"))
   return text("added")
+})
+
+const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+server.registerTool("sample", { description: "Asks the client's model", inputSchema: { prompt: z.string(), image: z.boolean().optional() } }, async ({ prompt, image }) => {
+  const content = image ? [{ type: "text", text: prompt }, { type: "image", data: pixel, mimeType: "image/png" }] : { type: "text", text: prompt }
+  try {
+    const result = await server.server.createMessage({ messages: [{ role: "user", content }], systemPrompt: "You are the probe.", maxTokens: 64 })
+    return text(JSON.stringify(result))
+  } catch (error) {
+    return text(`sampling failed: ${error.message}`)
+  }
 })
 
 if (process.env.MCP_PROBE_TOOL) {

@@ -7,6 +7,7 @@ import { serverLines } from "../../../src/tui/mcp-view.ts"
 const view = (overrides: Partial<McpServerView>): McpServerView => ({
   name: "files",
   source: "home",
+  sampling: false,
   status: "ready",
   endpoint: "npx -y @modelcontextprotocol/server-filesystem .",
   transport: "stdio",
@@ -17,11 +18,12 @@ const view = (overrides: Partial<McpServerView>): McpServerView => ({
 })
 
 describe("/mcp", () => {
-  it("names the source of each server: config.json or the workspace's .crystal/mcp.json", () => {
+  it("names the source of each server (config.json or the workspace's .crystal/mcp.json) and says when sampling is on", () => {
     expect(serverLines(view({}), plainPalette, false)).toEqual([
       "files ready over stdio · 1 tool · config.json · npx -y @modelcontextprotocol/server-filesystem .",
       "  read_file"
     ])
+    expect(serverLines(view({ sampling: true }), plainPalette, false)[0]).toBe("files ready over stdio · 1 tool · config.json · sampling on · npx -y @modelcontextprotocol/server-filesystem .")
     expect(serverLines(view({ name: "repo", source: "workspace", status: "failed", transport: undefined, tools: [], lastError: "boom" }), plainPalette, false)).toEqual([
       "repo failed · 0 tools · .crystal/mcp.json · npx -y @modelcontextprotocol/server-filesystem .",
       "  last error: boom"
