@@ -211,6 +211,8 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           elicit: options.elicit === undefined ? undefined : (message, schema) => options.elicit!(state.plan.name, message, schema),
           sample: state.plan.sampling && options.sample !== undefined ? (params, signal) => options.sample!(state.plan.name, params, signal) : undefined,
           samplingOff: () => {
+            // On, but this caller answers none (crystal mcp show passes its own refusal; a test may pass nothing).
+            if (state.plan.sampling) return `Crystal answers no sampling requests here (server ${state.plan.name}).`
             if (!state.samplingOffNoted) {
               state.samplingOffNoted = true
               options.note?.(

@@ -147,6 +147,12 @@ export const answerSampling = async (
   if (outcome._tag === "Dismissed" || outcome.answers[0]?.selected[0] !== "Send") {
     throw rpcError(rpcCodes.userRejected, "The operator declined the sampling request.")
   }
+  // The server gave up waiting (its own timeout, or the call was cancelled) while the operator was asked.
+  // (SDK 1.32 drops a cancellation of request id 0, a server's very first request: typescript-sdk#2115.)
+  if (signal.aborted) {
+    deps.note(`MCP server ${server} cancelled its sampling request before you answered; nothing was sent to the model.`)
+    throw rpcError(rpcCodes.internalError, "The request was cancelled.")
+  }
   let answer: SamplingAnswer
   try {
     answer = await deps.model.complete(prompt, signal)

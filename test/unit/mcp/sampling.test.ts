@@ -90,7 +90,7 @@ const callWith = async (setup: Setup, tool: string, args: unknown) => {
     Effect.runPromise(found.run(input as never, { fence: makePathFence(workspace, []), sessionId: "t", spill: makeSpill(spillDir), spillDir }))
   const output = await run(args)
   const modelRequests = fake.requests.filter((request) => request.path === "/v1/chat/completions")
-  return { output, notes, modelRequests, toolNames: mcp.tools().map((t) => t.name), run }
+  return { output, notes, modelRequests, toolNames: mcp.tools().map((t) => t.name), run, fake }
 }
 
 const everything = (extra: Partial<McpServerSettings> = {}): McpServerSettings => ({ command: process.execPath, args: [everythingServer, "stdio"], ...extra })
@@ -225,6 +225,22 @@ describe("sampling and images (the probe's sample tool)", () => {
       role: "user",
       content: "what is this?\n[an image (image/png, 70 bytes) from the server is not shown: local/m does not take images]"
     })
+  })
+})
+
+describe("a sampling request the server gives up on", () => {
+  it("while the operator is asked: nothing goes to the model, and the operator hears why", async () => {
+    const asker: QuestionAsker = {
+      askQuestions: () => Effect.as(Effect.sleep("1500 millis"), { _tag: "Answered", answers: [{ selected: ["Send"] }] } as const)
+    }
+    const { output, notes, fake } = await callWith({ servers: { probe: probe({ sampling: true }) }, asker, replies: [{ text: "too late" }] }, "mcp__probe__sample", {
+      prompt: "hi",
+      timeoutMs: 300
+    })
+    expect(output.text).toMatch(/^sampling failed: MCP error -32001: Request timed out/)
+    // The dialog is still open when the server's call returns; the operator answers after.
+    await expect.poll(() => notes, { timeout: 5000 }).toEqual(["MCP server probe cancelled its sampling request before you answered; nothing was sent to the model."])
+    expect(fake.requests).toEqual([])
   })
 })
 
