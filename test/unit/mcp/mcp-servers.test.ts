@@ -314,6 +314,14 @@ describe("MCP servers that misbehave", () => {
     }, { timeout: 5000 }).toBe(true)
   })
 
+  it("a caller that answers no sampling (as here: no sample given) tells a server with \"sampling\": true so, not how to turn it on", async () => {
+    const workspace = await tempDir()
+    const { mcp } = await open({ probe: stdio(probeServer, [], { sampling: true }) }, workspace)
+    await Effect.runPromise(mcp.beforeTurn)
+    const answer = outputOf(await call(toolNamed(mcp, "mcp__probe__sample"), { prompt: "hi" }, await context(workspace)))
+    expect(answer.text).toBe("sampling failed: MCP error -32601: Crystal answers no sampling requests here (server probe).")
+  })
+
   it("/mcp restart starts a server again", async () => {
     const workspace = await tempDir()
     const { mcp } = await open({ probe: stdio(probeServer) }, workspace)
