@@ -17,6 +17,7 @@ import { isWithin } from "../src/approval/path-fence.ts"
 import { DEFAULT_GRACE_MS } from "../src/bash/limits.ts"
 import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
 import type { SamplingModel } from "../src/mcp/sampling.ts"
+import { takeEarlyServers } from "../src/mcp/early-servers.ts"
 import type { ServerProcess } from "../src/mcp/server-process.ts"
 import type { WorkspaceServer, WorkspaceServers } from "../src/mcp/workspace-servers.ts"
 import type { TrustDecision } from "../src/trust/trust-question.ts"
@@ -93,10 +94,14 @@ export const startMcpServers = (
         ]
         // What ${env:…} put into a server's env or headers is redacted like a provider key (README "Secrets").
         addSecrets(plans.flatMap((plan) => plan.secrets))
-        const spawned = new Map<string, Promise<ServerProcess>>()
-        for (const plan of plans) {
-          if (plan.enabled && typeof plan.endpoint !== "string" && plan.endpoint.kind === "stdio") spawned.set(plan.name, processes.spawnServerProcess(plan.endpoint))
-        }
+        // config.json's servers were spawned as Crystal started (src/mcp/early-servers.ts): taken
+        // over when the plan is exactly what was spawned, spawned now otherwise.
+        yield* Effect.promise(processes.prepareServerContainment)
+        const stdio = plans.flatMap((plan) => (plan.enabled && typeof plan.endpoint !== "string" && plan.endpoint.kind === "stdio" ? [{ name: plan.name, command: plan.endpoint }] : []))
+        const early = takeEarlyServers(stdio.map((server) => server.command), DEFAULT_GRACE_MS)
+        const spawned = new Map<string, Promise<ServerProcess>>(
+          stdio.map((server, i) => [server.name, (async () => early[i] ?? processes.startServerProcess(server.command))()])
+        )
         // Whatever happens to the session before a transport takes them over, they die with it.
         yield* Effect.addFinalizer(() =>
           Effect.promise(() => Promise.all([...spawned.values()].map((process) => process.then((p) => p.kill(DEFAULT_GRACE_MS), () => undefined))))
@@ -120,4 +125,4 @@ export const startMcpServers = (
           note: deps.note
         })
       })
-    : Effect.succeed(undefined)
+    : Effect.sync(() => void takeEarlyServers([], DEFAULT_GRACE_MS))

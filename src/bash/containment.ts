@@ -16,7 +16,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { CONTAIN_VAR, instancePrefix, markSubreaper, nextTag, ownStart, processStart, taggedProcesses } from "./process-tree.ts"
+import { instancePrefix, markSubreaper, ownStart, processStart, taggedProcesses } from "./process-tree.ts"
 
 const PR_SET_CHILD_SUBREAPER = 36
 
@@ -108,11 +108,7 @@ export const prepareContainment: Effect.Effect<void> = Effect.flatten(prepared).
   )
 )
 
-/** The environment for one spawned shell and its tag (see process-tree.ts). */
-export const taggedEnvironment = (env: NodeJS.ProcessEnv): { readonly env: NodeJS.ProcessEnv; readonly tag: string } => {
-  const tag = nextTag()
-  return { env: { ...env, [CONTAIN_VAR]: tag }, tag }
-}
+export { taggedEnvironment } from "./process-table.ts"
 
 const parseRecord = (text: string): PidRecord | undefined => {
   try {

@@ -1,3 +1,5 @@
+// First: config.json's MCP servers boot while the rest of Crystal loads (early-mcp.ts).
+import "./early-mcp.ts"
 import * as Effect from "effect/Effect"
 import { runMain } from "../../layers/runtime.ts"
 import { reportArgsProblem } from "./cli-errors.ts"

@@ -9,14 +9,14 @@ import { argumentsProblem } from "../providers/tool-arguments.ts"
 import type { Mode } from "../session/document.ts"
 import { redactText } from "../session/redact.ts"
 import type { ToolCall } from "../session/items.ts"
-import type { Tool, ToolOutput } from "../tools/tool.ts"
+import type { Tool, ToolOutput, ToolProgress } from "../tools/tool.ts"
 import { authorize } from "./authorize.ts"
 import type { ApprovalPolicy } from "../approval/approval-policy.ts"
 import { Conversation } from "./conversation.ts"
 import { PluginLoader } from "../plugins/plugin-loader.ts"
 import { heldImages } from "./request-images.ts"
 import type { Operator } from "./operator.ts"
-import type { Renderer } from "./renderer.ts"
+import { Renderer } from "./renderer.ts"
 import { Toolbox } from "./toolbox.ts"
 
 const failure = (text: string): ToolOutput => ({ text, isError: true })
@@ -58,6 +58,44 @@ const catchDefects = (tool: Tool) => (effect: Effect.Effect<ToolOutput>) =>
   Effect.catchAllCause(effect, (cause) =>
     Cause.isInterruptedOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : Effect.succeed(failure(describeDefect(tool, cause)))
   )
+
+/**
+ * The least time between two progress events of one call: a server may send progress as fast as
+ * it likes, the renderer (a terminal, a JSON stream) gets at most four a second. The last report
+ * held back is delivered when its time comes, unless the call ended first.
+ */
+export const PROGRESS_INTERVAL_MS = 250
+
+/** A call's ToolContext.progress, made on its first report (most calls never report). */
+const progressReporter = (emit: (update: ToolProgress) => void) => {
+  let last = 0
+  let held: ToolProgress | undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let ended = false
+  const deliver = () => {
+    timer = undefined
+    const update = held
+    held = undefined
+    if (update === undefined || ended) return
+    last = performance.now()
+    emit(update)
+  }
+  return {
+    report: (update: ToolProgress) => {
+      if (ended) return
+      const wait = last + PROGRESS_INTERVAL_MS - performance.now()
+      held = update
+      if (timer === undefined) {
+        if (wait <= 0) deliver()
+        else timer = setTimeout(deliver, wait)
+      }
+    },
+    end: () => {
+      ended = true
+      if (timer !== undefined) clearTimeout(timer)
+    }
+  }
+}
 
 export interface ExecutionSettings {
   readonly mode: Mode
@@ -120,10 +158,22 @@ const runCall = (call: ToolCall, settings: ExecutionSettings): Effect.Effect<Too
     const outside = classification.paths.filter((path) => path.scope === "outside").map((path) => ({ root: path.real, access: path.access }))
     const fenced = outside.length === 0 ? context : { ...context, fence: context.fence.withGrants(outside) }
     const sandboxed = verdict.sandbox === undefined ? fenced : { ...fenced, sandbox: verdict.sandbox }
-    const callContext = { ...sandboxed, spill: (toolName: string, text: string) => sandboxed.spill(toolName, redactText(text)) }
+    const renderer = yield* Renderer
+    let reporter: ReturnType<typeof progressReporter> | undefined
+    const progress = (update: ToolProgress) => {
+      reporter ??= progressReporter(({ message, ...counts }) => {
+        // Shown, never stored: still, a known secret never reaches the screen or the JSON stream.
+        const shown = message === undefined ? counts : { ...counts, message: redactText(message) }
+        Effect.runFork(renderer.toolProgress({ callId: call.id, toolName: call.name, ...shown }))
+      })
+      reporter.report(update)
+    }
+    const callContext = { ...sandboxed, spill: (toolName: string, text: string) => sandboxed.spill(toolName, redactText(text)), progress }
     return yield* tool.run(args, callContext).pipe(
       Effect.catchTags({ ToolError: (error) => Effect.succeed(failure(error.message)), FenceError: (error) => Effect.succeed(failure(error.message)) }),
-      catchDefects(tool)
+      catchDefects(tool),
+      // No progress event after the call's result.
+      Effect.ensuring(Effect.sync(() => reporter?.end()))
     )
   })
 

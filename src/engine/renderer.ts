@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { Classification } from "../approval/classification.ts"
 import type { AssistantMessage, ToolCall, ToolResult, Usage } from "../session/items.ts"
+import type { ToolProgress } from "../tools/tool.ts"
 
 export interface SessionInfo {
   readonly id: string
@@ -24,6 +25,12 @@ export interface ApprovalEvent {
   readonly classification: Classification
 }
 
+/** A running call's progress (ToolContext.progress), at most one every PROGRESS_INTERVAL_MS per call. */
+export interface ToolProgressEvent extends ToolProgress {
+  readonly callId: string
+  readonly toolName: string
+}
+
 export interface RetryInfo {
   readonly attempt: number
   readonly maxAttempts: number
@@ -40,6 +47,8 @@ export interface RendererShape {
   readonly assistantMessage: (message: AssistantMessage) => Effect.Effect<void>
   readonly toolStarted: (call: ToolCall) => Effect.Effect<void>
   readonly approval: (event: ApprovalEvent) => Effect.Effect<void>
+  /** Between toolStarted and toolFinished of the same call, never after. */
+  readonly toolProgress: (event: ToolProgressEvent) => Effect.Effect<void>
   readonly toolFinished: (result: ToolResult, durationMs: number) => Effect.Effect<void>
   readonly retrying: (info: RetryInfo) => Effect.Effect<void>
   readonly note: (text: string) => Effect.Effect<void>

@@ -28,6 +28,7 @@ import { DEFAULT_GRACE_MS } from "../bash/limits.ts"
 import type { ElicitAnswer } from "./elicitation.ts"
 import { rpcCodes, rpcError } from "./sampling.ts"
 import type { McpEndpoint } from "./server-config.ts"
+import { lazyOutputValidators } from "./sdk-warmup.ts"
 import type { ServerProcess } from "./server-process.ts"
 import { ContainedStdioTransport } from "./stdio-transport.ts"
 
@@ -74,7 +75,10 @@ const makeClient = (options: ConnectOptions): Client => {
   const { elicit, sample, samplingOff } = options
   const client = new Client(
     { ...clientInfo },
-    { capabilities: { roots: { listChanged: false }, ...(elicit === undefined ? {} : { elicitation: { form: {} } }), ...(sample === undefined ? {} : { sampling: {} }) } }
+    {
+      jsonSchemaValidator: lazyOutputValidators,
+      capabilities: { roots: { listChanged: false }, ...(elicit === undefined ? {} : { elicitation: { form: {} } }), ...(sample === undefined ? {} : { sampling: {} }) }
+    }
   )
   if (sample !== undefined) {
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sample(request.params, extra.signal))
@@ -97,6 +101,9 @@ const makeClient = (options: ConnectOptions): Client => {
 }
 
 const listAll = async (client: Client): Promise<ReadonlyArray<McpTool>> => {
+  // A client uses only what the server declared in initialize: one without `tools` (a server of
+  // prompts or resources) has none, and answers tools/list with "Method not found".
+  if (client.getServerCapabilities()?.tools === undefined) return []
   const tools: Array<McpTool> = []
   let cursor: string | undefined
   do {

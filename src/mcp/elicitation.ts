@@ -2,8 +2,9 @@
  * A server's `elicitation/create` (form mode, issue 15 item 6) asked through the Operator's
  * question dialog: one question per simple field of the requested schema (string, number,
  * integer, boolean, a string enum, an array of a string enum), answered by picking an option or
- * typing. Nobody to ask (crystal run), a dismissed dialog, a field Crystal cannot ask, or an answer
- * that is not of the field's type: the request is declined, and the operator gets a note.
+ * typing, each starting on the field's default (SEP-1034: the dialog accepted as offered sends the
+ * defaults). Nobody to ask (crystal run), a dismissed dialog, a field Crystal cannot ask, or an
+ * answer that is not of the field's type: the request is declined, and the operator gets a note.
  */
 import * as Effect from "effect/Effect"
 import type { Question, QuestionAnswer, QuestionAsker } from "../tools/questions.ts"
@@ -43,6 +44,29 @@ const kindOf = (property: Schema): { kind: FieldKind; choices: ReadonlyArray<str
 
 const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
 
+const serversDefault = "the server's default"
+
+/**
+ * The labels a field's question starts on: its schema default (SEP-1034), so that accepting the
+ * dialog as offered sends the defaults. A default that is not one of the choices is not offered.
+ */
+const initialLabels = (kind: FieldKind, choices: ReadonlyArray<string>, defaultValue: unknown): ReadonlyArray<string> => {
+  switch (kind) {
+    case "boolean":
+      return typeof defaultValue === "boolean" ? [defaultValue ? "yes" : "no"] : []
+    case "enum":
+      return typeof defaultValue === "string" && choices.includes(defaultValue) ? [defaultValue] : []
+    case "enums": {
+      const values = stringList(defaultValue) ?? []
+      return choices.filter((choice) => values.includes(choice))
+    }
+    case "string":
+    case "number":
+    case "integer":
+      return defaultValue === undefined ? [] : [String(defaultValue)]
+  }
+}
+
 /** The schema's fields as questions; a string says why the request cannot be asked. */
 export const elicitationFields = (server: string, message: string, schema: Schema): ReadonlyArray<Field> | string => {
   const properties = (schema["properties"] ?? {}) as Readonly<Record<string, Schema>>
@@ -57,17 +81,17 @@ export const elicitationFields = (server: string, message: string, schema: Schem
     const title = typeof property["title"] === "string" ? property["title"] : name
     const description = typeof property["description"] === "string" ? property["description"] : ""
     const defaultValue = property["default"]
+    const initial = initialLabels(shape.kind, shape.choices, defaultValue)
+    const option = (label: string, description: string) => ({
+      label,
+      description: initial.includes(label) ? (description === "" ? serversDefault : `${description}, ${serversDefault}`) : description
+    })
     const options =
       shape.kind === "boolean"
-        ? [
-            { label: "yes", description: "true" },
-            { label: "no", description: "false" }
-          ]
+        ? [option("yes", "true"), option("no", "false")]
         : shape.kind === "enum" || shape.kind === "enums"
-          ? shape.choices.map((choice) => ({ label: choice, description: "" }))
-          : defaultValue === undefined
-            ? []
-            : [{ label: String(defaultValue), description: "the server's default" }]
+          ? shape.choices.map((choice) => option(choice, ""))
+          : initial.map((label) => option(label, ""))
     const optional = required.has(name) ? "" : " (optional: dismissing the dialog declines the whole request)"
     fields.push({
       name,
@@ -77,10 +101,11 @@ export const elicitationFields = (server: string, message: string, schema: Schem
       defaultValue,
       question: {
         header: clip(`${server}: ${title}`, 60),
-        question: `${fields.length === 0 ? `${message}\n` : ""}${description === "" ? name : description}${shape.kind === "number" || shape.kind === "integer" ? ` (a ${shape.kind})` : ""}${optional}`,
+        question: `${fields.length === 0 ? `${message}\n` : ""}${description === "" ? name : description}${shape.kind === "number" ? " (a number)" : shape.kind === "integer" ? " (an integer)" : ""}${optional}`,
         options,
         multiSelect: shape.kind === "enums",
-        allowCustom: shape.kind === "string" || shape.kind === "number" || shape.kind === "integer"
+        allowCustom: shape.kind === "string" || shape.kind === "number" || shape.kind === "integer",
+        initial
       }
     })
   }

@@ -6,9 +6,11 @@
  * its tools absent), one still starting, one that joined late, one that went away. The catalog
  * only changes between turns: list_changed marks a server's tools stale and the next turn lists
  * them again. The servers belong to the session's scope: closing it closes every connection and
- * kills every stdio server's process tree. A server's tools are named when it joins the catalog
- * (servers joining together: in config order): a name a tool already offered has is not given
- * twice (names.ts distinctToolName), and the clash is one note.
+ * kills every stdio server's process tree. A server's calls share its timers (call-timers.ts): a
+ * request the operator answers for that server (an elicitation, a sampling request) holds their
+ * toolTimeoutSeconds. A server's tools are named when it joins the catalog (servers joining
+ * together: in config order): a name a tool already offered has is not given twice (names.ts
+ * distinctToolName), and the clash is one note.
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -19,8 +21,10 @@ import { connectServer, type Connection } from "./connect.ts"
 import { isOffered, makeMcpTool } from "./mcp-tools.ts"
 import { distinctToolName, mcpToolName } from "./names.ts"
 import type { CreateMessageRequestParams, CreateMessageResult } from "@modelcontextprotocol/sdk/types.js"
+import { makeServerCalls, type ServerCalls } from "./call-timers.ts"
 import type { ElicitAnswer } from "./elicitation.ts"
 import { samplingOffMessage } from "./sampling.ts"
+import { warmSdkParsers } from "./sdk-warmup.ts"
 import type { McpServerPlan } from "./server-config.ts"
 import type { ServerProcess } from "./server-process.ts"
 
@@ -72,6 +76,8 @@ export interface McpServersOptions {
 
 interface ServerState {
   readonly plan: McpServerPlan
+  /** Its calls' toolTimeoutSeconds, held while the operator answers the server. */
+  readonly calls: ServerCalls
   status: McpServerStatus
   connection: Connection | undefined
   /** The attempt in flight; settles when it connected or failed. */
@@ -118,6 +124,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
     let closed = false
     const states: Array<ServerState> = options.plans.map((plan) => ({
       plan,
+      calls: makeServerCalls(),
       status: plan.enabled ? "starting" : "disabled",
       connection: undefined,
       starting: undefined,
@@ -171,7 +178,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           )
         }
         held.set(name, { server: state.plan.name, tool: tool.name })
-        return makeMcpTool(state.plan, listing.client, tool, name)
+        return makeMcpTool(state.plan, listing.client, tool, state.calls, name)
       })
       state.mcpNames = listing.tools.map((tool) => tool.name)
       state.descriptions = state.tools.map((tool) => tool.description)
@@ -208,8 +215,16 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           roots: options.roots,
           signal: abort.signal,
           spawned,
-          elicit: options.elicit === undefined ? undefined : (message, schema) => options.elicit!(state.plan.name, message, schema),
-          sample: state.plan.sampling && options.sample !== undefined ? (params, signal) => options.sample!(state.plan.name, params, signal) : undefined,
+          // The seam for every request the operator answers for a server (an elicitation, a sampling
+          // request: its approval and the model's answer): the server's calls do not time out meanwhile.
+          elicit:
+            options.elicit === undefined
+              ? undefined
+              : (message, schema) => state.calls.whileOperatorAnswers(() => options.elicit!(state.plan.name, message, schema)),
+          sample:
+            state.plan.sampling && options.sample !== undefined
+              ? (params, signal) => state.calls.whileOperatorAnswers(() => options.sample!(state.plan.name, params, signal))
+              : undefined,
           samplingOff: () => {
             // On, but this caller answers none (crystal mcp show passes its own refusal; a test may pass nothing).
             if (state.plan.sampling) return `Crystal answers no sampling requests here (server ${state.plan.name}).`
@@ -247,6 +262,8 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
     }
 
     for (const state of states) if (state.plan.enabled) void start(state)
+    // After the initialize requests went out: the servers boot meanwhile (sdk-warmup.ts).
+    if (states.some((state) => state.plan.enabled)) setImmediate(warmSdkParsers)
 
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {

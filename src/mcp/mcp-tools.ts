@@ -4,8 +4,10 @@
  * A2 as for external tools, X4): every call is at least medium risk, write, workspace; with the
  * server's `trustAnnotations: true`, a tool marked `readOnlyHint` is a read (and plan mode may
  * offer it). The summary names the server, the tool and the arguments for the approval dialog.
- * A call has the server's toolTimeoutSeconds, restarted by every progress notification; the
- * interruption of a call (Ctrl+C) aborts it, and the SDK then sends notifications/cancelled.
+ * A call has the server's toolTimeoutSeconds, timed by Crystal (call-timers.ts: restarted by
+ * every progress notification, held while the operator answers the server); a call that runs out
+ * of time, or is interrupted (Ctrl+C), is aborted, and the SDK then sends notifications/cancelled
+ * for that call alone. Its progress notifications go to the call's ToolContext.progress.
  */
 import * as Effect from "effect/Effect"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -17,6 +19,7 @@ import { clipDescription, mcpToolName } from "./names.ts"
 import { toolOutputOf } from "./results.ts"
 import { jsonSchemaChecker } from "../tools/json-schema-check.ts"
 import type { McpServerPlan } from "./server-config.ts"
+import type { ServerCalls } from "./call-timers.ts"
 
 const SUMMARY_ARGS_CHARS = 300
 
@@ -41,10 +44,17 @@ export const classifyMcpCall = (plan: Pick<McpServerPlan, "name" | "trustAnnotat
   }
 }
 
-/** What a failed call says: the SDK's messages name the JSON-RPC error ("MCP error -32001: Request timed out"). */
-const callFailure = (plan: McpServerPlan, tool: string, error: unknown): ToolError => {
+/**
+ * The SDK's own request timeout, set out of the way: Crystal's timer (call-timers.ts) decides.
+ * Without one the SDK would stop every call after 60 s.
+ */
+const SDK_TIMEOUT_MS = 2_147_483_647
+
+type CallResult = Awaited<ReturnType<Client["callTool"]>>
+
+/** What a failed call says; `timedOut`: Crystal's timer cancelled it. */
+const callFailure = (plan: McpServerPlan, tool: string, error: unknown, timedOut: boolean): ToolError => {
   const message = error instanceof Error ? error.message : String(error)
-  const timedOut = /timed out/i.test(message)
   return new ToolError({
     message: timedOut
       ? `MCP server ${plan.name}: ${tool} sent no result or progress for ${plan.toolTimeoutMs / 1000} s (toolTimeoutSeconds) and was cancelled`
@@ -52,9 +62,13 @@ const callFailure = (plan: McpServerPlan, tool: string, error: unknown): ToolErr
   })
 }
 
-/** `name`: what the catalog offers it as (mcp-servers.ts keeps it distinct from every other tool's). */
-export const makeMcpTool = (plan: McpServerPlan, client: Client, tool: McpTool, name = mcpToolName(plan.name, tool.name)): Tool => {
+/**
+ * `calls`: the server's call timers, shared by all its tools (the elicitation and sampling handlers
+ * hold them); `name`: what the catalog offers it as (mcp-servers.ts keeps it distinct from every other tool's).
+ */
+export const makeMcpTool = (plan: McpServerPlan, client: Client, tool: McpTool, calls: ServerCalls, name = mcpToolName(plan.name, tool.name)): Tool => {
   const read = plan.trustAnnotations && tool.annotations?.readOnlyHint === true
+  const timeoutReason = `no result or progress for ${plan.toolTimeoutMs / 1000} s (toolTimeoutSeconds)`
   return defineTool({
     name,
     description: clipDescription(tool.description, `${tool.title ?? tool.name} (MCP server ${plan.name})`),
@@ -63,16 +77,39 @@ export const makeMcpTool = (plan: McpServerPlan, client: Client, tool: McpTool, 
     modes: read ? everyMode : workModeOnly,
     classify: (args) => Effect.succeed(classifyMcpCall(plan, tool, args, name)),
     run: (args, context) =>
-      Effect.tryPromise({
-        try: (signal) =>
-          client.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, undefined, {
-            signal,
-            timeout: plan.toolTimeoutMs,
-            resetTimeoutOnProgress: true,
-            // Registering a progress handler is what asks the server for progress (a progressToken).
-            onprogress: () => {}
-          }),
-        catch: (error) => callFailure(plan, tool.name, error)
+      Effect.async<CallResult, ToolError>((resume) => {
+        // One controller for both ends of a call: the timer running out and the turn's interruption.
+        const abort = new AbortController()
+        let timedOut = false
+        const timer = calls.start(plan.toolTimeoutMs, () => {
+          timedOut = true
+          abort.abort(timeoutReason)
+        })
+        const report = context.progress
+        client
+          .callTool({ name: tool.name, arguments: args as Record<string, unknown> }, undefined, {
+            signal: abort.signal,
+            timeout: SDK_TIMEOUT_MS,
+            // Registering a progress handler is also what asks the server for progress (a progressToken).
+            onprogress: (update) => {
+              timer.alive()
+              report?.({ progress: update.progress, total: update.total, message: update.message })
+            }
+          })
+          .then(
+            (result) => {
+              timer.stop()
+              resume(Effect.succeed(result))
+            },
+            (error: unknown) => {
+              timer.stop()
+              resume(Effect.fail(callFailure(plan, tool.name, error, timedOut)))
+            }
+          )
+        return Effect.sync(() => {
+          timer.stop()
+          abort.abort("cancelled by the operator")
+        })
       }).pipe(
         // The SDK's compatibility shape (a bare `toolResult`) is what only pre-2024 servers send.
         Effect.flatMap((result) =>

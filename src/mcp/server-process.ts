@@ -5,12 +5,12 @@
  * StdioClientTransport signals only the child, and what an `npx` wrapper or the server started
  * would outlive the session. This module imports nothing of the SDK: the session spawns its
  * servers first and loads the SDK while they boot (layers/session-mcp.ts). Output that arrives
- * before the transport listens is kept and handed over.
+ * before the transport listens is kept and handed over. Nothing of Effect is imported here at
+ * load: config.json's servers are spawned through this module before the rest of Crystal loads
+ * (early-servers.ts); the containment's set-up and the graceful kill load when first needed.
  */
 import { spawn, type ChildProcess } from "node:child_process"
-import * as Effect from "effect/Effect"
-import { prepareContainment, taggedEnvironment } from "../bash/containment.ts"
-import { killProcessTree, trackLeader } from "../bash/process-tree.ts"
+import { taggedEnvironment, trackLeader } from "../bash/process-table.ts"
 
 export interface StdioServerCommand {
   readonly command: string
@@ -41,9 +41,26 @@ export interface ServerProcess {
   readonly kill: (graceMs: number) => Promise<void>
 }
 
-/** Spawns at once (after the containment's one-time set-up); `started` says whether it runs. */
+/**
+ * The containment's one-time set-up (subreaper, pid file: src/bash/containment.ts), run before a
+ * session's first server is spawned or adopted.
+ */
+export const prepareServerContainment = async (): Promise<void> => {
+  const [Effect, containment] = await Promise.all([import("effect/Effect"), import("../bash/containment.ts")])
+  await Effect.runPromise(containment.prepareContainment)
+}
+
+/** Spawns after the containment's set-up; `started` says whether it runs. */
 export const spawnServerProcess = async (server: StdioServerCommand): Promise<ServerProcess> => {
-  await Effect.runPromise(prepareContainment)
+  await prepareServerContainment()
+  return startServerProcess(server)
+}
+
+/**
+ * Spawns at once: tagged and tracked (the exit hook kills its tree), but without the containment's
+ * set-up, which the session runs when it takes the process over (early-servers.ts).
+ */
+export const startServerProcess = (server: StdioServerCommand): ServerProcess => {
   const { env, tag } = taggedEnvironment({ ...server.env })
   const child = spawn(server.command, [...server.args], { cwd: server.cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"], windowsHide: true })
   let stderrTail = ""
@@ -51,11 +68,11 @@ export const spawnServerProcess = async (server: StdioServerCommand): Promise<Se
   let failure: Error | undefined
   const early: Array<Buffer> = []
   let events: ServerProcessEvents | undefined
+  // At once, not on "spawn": a Crystal that exits before that event (a bad config.json found
+  // while the early-spawned server boots) still kills it on the way out.
+  if (child.pid !== undefined) trackLeader(child.pid, tag)
   const started = new Promise<void>((resolve, reject) => {
-    child.once("spawn", () => {
-      if (child.pid !== undefined) trackLeader(child.pid, tag)
-      resolve()
-    })
+    child.once("spawn", () => resolve())
     child.once("error", (error) => {
       failure = error
       reject(error)
@@ -88,7 +105,9 @@ export const spawnServerProcess = async (server: StdioServerCommand): Promise<Se
     kill: (graceMs) =>
       (killing ??= (async () => {
         child.stdin?.end()
-        if (child.pid !== undefined && failure === undefined) await Effect.runPromise(killProcessTree(child.pid, { graceMs }))
+        if (child.pid === undefined || failure !== undefined) return
+        const [Effect, tree] = await Promise.all([import("effect/Effect"), import("../bash/process-tree.ts")])
+        await Effect.runPromise(tree.killProcessTree(child.pid, { graceMs }))
       })())
   }
 }

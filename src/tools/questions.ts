@@ -14,6 +14,11 @@ export interface Question {
   readonly multiSelect: boolean
   /** Whether the operator may type an answer of their own (on by default). */
   readonly allowCustom: boolean
+  /**
+   * Labels of options chosen before the operator does anything: a single choice starts on the
+   * first, a multi-select starts with all of them ticked (an MCP form's defaults).
+   */
+  readonly initial?: ReadonlyArray<string>
 }
 
 export interface QuestionAnswer {

@@ -21,6 +21,16 @@ export interface ToolOutput {
   readonly isError?: boolean
 }
 
+/** How far a running call has got: an MCP server's progress notification, for one. */
+export interface ToolProgress {
+  /** A count that grows as the work goes on. */
+  readonly progress?: number | undefined
+  /** The count it ends at, when known. */
+  readonly total?: number | undefined
+  /** What the tool is doing now, in a few words. */
+  readonly message?: string | undefined
+}
+
 export interface ToolContext {
   readonly fence: PathFence
   readonly sessionId: string
@@ -38,6 +48,12 @@ export interface ToolContext {
   readonly sandbox?: "read-only" | undefined
   /** The session's image services (view_image, describe_image); absent where the session has none. */
   readonly images?: ToolImages | undefined
+  /**
+   * Reports how far the call has got, for the operator to see on the call's line. Set by the
+   * executor for each call; it throttles what reaches the renderer, so a tool may call it as often
+   * as it likes. Absent where nobody watches (a tool run outside a turn).
+   */
+  readonly progress?: ((update: ToolProgress) => void) | undefined
 }
 
 /** What the model sees of a tool, and how the host classifies a call before anything runs. */

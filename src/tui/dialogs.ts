@@ -118,12 +118,14 @@ export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
       ...(question.allowCustom ? [{ value: customValue, label: "Type your own answer…" }] : [])
     ]
     const message = `${question.header}${position}: ${question.question}`
+    const initial = question.options.map((option) => option.label).filter((label) => question.initial?.includes(label) === true)
     const picked = question.multiSelect
-      ? await prompts.multiselect({ message, options, required: false, ...io })
-      : await prompts.select({ message, options, ...io })
+      ? await prompts.multiselect({ message, options, required: false, initialValues: initial, ...io })
+      : await prompts.select({ message, options, ...(initial[0] === undefined ? {} : { initialValue: initial[0] }), ...io })
     if (prompts.isCancel(picked)) return undefined
     const labels = Array.isArray(picked) ? picked : [picked]
-    const selected = labels.filter((label) => label !== customValue)
+    // A multi-select gives its values in the order they were ticked; an answer lists them as shown.
+    const selected = question.options.map((option) => option.label).filter((label) => labels.includes(label))
     if (!labels.includes(customValue)) return { selected }
     const custom = await prompts.text({ message: `${question.header}: your answer`, ...io })
     if (prompts.isCancel(custom)) return undefined

@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import type { RendererShape } from "../engine/renderer.ts"
 import type { ToolCall, ToolResult } from "../session/items.ts"
-import { describeCall } from "../cli/render/summary.ts"
+import { describeCall, describeProgress } from "../cli/render/summary.ts"
 import { diffLines, withContext } from "./diff.ts"
 import { MarkdownStream } from "./markdown.ts"
 import type { Palette } from "../terminal/colors.ts"
@@ -23,6 +23,8 @@ export interface TurnSurface {
 }
 
 const maxDiffLines = 40
+/** What the live line adds around the activity (spinner, seconds, "Ctrl+C cancels"), in columns. */
+const activityFrame = 24
 const bashTailLines = 6
 
 export const formatBytes = (bytes: number): string =>
@@ -118,6 +120,18 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
         calls.set(call.id, call)
         surface.commit([`${palette.cyan("●")} ${palette.bold(callLine(call, surface.columns() - 3))}`])
         surface.activity(palette.dim(`running ${call.name}…`))
+      }),
+    // The call's line is already written (finished output is never redrawn): its progress shows on
+    // the live line under it, in place, as often as the executor passes it on (four a second at most).
+    toolProgress: (event) =>
+      Effect.sync(() => {
+        const call = calls.get(event.callId)
+        if (call === undefined) return
+        const width = Math.max(24, surface.columns() - activityFrame)
+        const said = clipText(visible(describeProgress(event)), Math.floor(width / 2))
+        // The progress is what changes: the name gives way first (the call's line above has it whole).
+        const name = clipText(call.name, width - "running  · ".length - said.length)
+        surface.activity(palette.dim(said === "" ? `running ${call.name}…` : `running ${name} · ${said}`))
       }),
     approval: (event) =>
       Effect.sync(() => {

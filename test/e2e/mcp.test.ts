@@ -46,6 +46,36 @@ describe("MCP servers in crystal run", () => {
     expect(JSON.stringify(approval)).toContain('MCP server everything: get-sum {\\"a\\":1,\\"b\\":2}')
   })
 
+  it("reports a call's progress as tool_progress events between its tool_call and tool_result; text mode writes no line for a short call", async () => {
+    const sandbox = await makeSandbox()
+    const fake = await fakeServer()
+    await writeLocalConfig(sandbox, fake.url, { mcpServers: { everything: { command: node, args: [everythingServer, "stdio"] } } })
+    const name = "mcp__everything__trigger-long-running-operation"
+    // A notification every 0.5 s: more than the throttle's interval apart, so each one shows.
+    fake.script([{ toolCalls: [{ name, arguments: { duration: 1.5, steps: 3 } }] }, { text: "Done." }])
+    const result = await runCrystal(sandbox, ["run", "--format", "json", "--approval", "full", "run it"])
+    expect(result.code).toBe(0)
+    const events = jsonLines(result.stdout)
+    const id = events.find((event) => event["type"] === "tool_call")?.["id"]
+    const progress = events.filter((event) => event["type"] === "tool_progress")
+    // The last one may arrive with the result, and is then not shown.
+    expect(progress.slice(0, 2)).toEqual([
+      { type: "tool_progress", id, name, progress: 1, total: 3 },
+      { type: "tool_progress", id, name, progress: 2, total: 3 }
+    ])
+    const types = events.map((event) => event["type"])
+    expect(types.indexOf("tool_call")).toBeLessThan(types.indexOf("tool_progress"))
+    expect(types.lastIndexOf("tool_progress")).toBeLessThan(types.indexOf("tool_result"))
+
+    fake.script([{ toolCalls: [{ name, arguments: { duration: 1.5, steps: 3 } }] }, { text: "Done." }])
+    const text = await runCrystal(sandbox, ["run", "--approval", "full", "run it"])
+    expect(text.code).toBe(0)
+    expect(text.stderr.split("\n").filter((line) => line !== "")).toEqual([
+      expect.stringMatching(/^→ mcp__everything__trigger-long-running-operation /),
+      expect.stringMatching(/^  ✓ 1 line \(\d+ ms\)$/)
+    ])
+  })
+
   it("calls a server over streamable HTTP", async () => {
     const server = await startEverythingHttp("streamableHttp")
     try {

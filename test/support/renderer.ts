@@ -9,6 +9,7 @@ export const silentRenderer = (overrides: Partial<RendererShape> = {}): Renderer
   assistantMessage: () => Effect.void,
   toolStarted: () => Effect.void,
   approval: () => Effect.void,
+  toolProgress: () => Effect.void,
   toolFinished: () => Effect.void,
   retrying: () => Effect.void,
   note: () => Effect.void,

@@ -61,8 +61,10 @@ describe("the start-up bundle", () => {
     // Not vacuous: the closure holds the run command and the Effect runtime.
     expect(inputs).toContain("src/cli/run-command.ts")
     expect(inputs.some((input) => input.endsWith("effect/dist/esm/internal/fiberRuntime.js"))).toBe(true)
-    // With no MCP server configured nothing of the SDK or src/mcp is loaded (issue 15).
-    expect(inputs.filter((input) => input.includes("@modelcontextprotocol") || input.startsWith("src/mcp/"))).toEqual([])
+    // With no MCP server configured nothing of the SDK is loaded (issue 15), and of src/mcp only
+    // what reads config.json's stdio servers to spawn them early (src/mcp/early-servers.ts).
+    expect(inputs.filter((input) => input.includes("@modelcontextprotocol"))).toEqual([])
+    expect(inputs.filter((input) => input.startsWith("src/mcp/")).sort()).toEqual(["src/mcp/early-servers.ts", "src/mcp/server-config.ts", "src/mcp/server-process.ts"])
     expect(chunks.length, `start-up chunks: ${chunks.join(", ")} (a top-level await somewhere?)`).toBeLessThanOrEqual(2)
   })
 })

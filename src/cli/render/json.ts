@@ -41,6 +41,16 @@ export const jsonRenderer: RendererShape = {
       scope: event.classification.scope,
       summary: event.classification.summary
     }),
+  // At most four a second per call (src/engine/executor.ts); fields the tool did not report are left out.
+  toolProgress: (event) =>
+    emit({
+      type: "tool_progress",
+      id: event.callId,
+      name: event.toolName,
+      ...(event.progress !== undefined ? { progress: event.progress } : {}),
+      ...(event.total !== undefined ? { total: event.total } : {}),
+      ...(event.message !== undefined ? { message: event.message } : {})
+    }),
   toolFinished: (result, durationMs) =>
     emit({ type: "tool_result", id: result.callId, name: result.name, ok: !result.isError, output: result.text, duration_ms: durationMs }),
   retrying: (info) =>

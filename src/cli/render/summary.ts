@@ -1,4 +1,5 @@
 import type { ToolCall, ToolResult } from "../../session/items.ts"
+import type { ToolProgress } from "../../tools/tool.ts"
 
 const keyArguments = ["path", "pattern", "command", "query", "url"] as const
 
@@ -17,4 +18,20 @@ export const describeResult = (result: ToolResult, width = 100): string => {
   if (result.isError) return clip(result.text.split("\n")[0] ?? "", width)
   const lines = result.text === "" ? 0 : result.text.split("\n").length
   return `${lines} line${lines === 1 ? "" : "s"}`
+}
+
+const count = (value: number): string => (Number.isInteger(value) ? String(value) : value.toFixed(1))
+
+/** "2/5 · indexing src", "40%" (a fractional total), "3" (no total): what a progress report says in one line. */
+export const describeProgress = (update: ToolProgress, width = 100): string => {
+  const { progress, total, message } = update
+  const parts: Array<string> = []
+  if (progress !== undefined) {
+    if (total === undefined || total <= 0) parts.push(count(progress))
+    else if (Number.isInteger(progress) && Number.isInteger(total)) parts.push(`${progress}/${total}`)
+    else parts.push(`${Math.round((progress / total) * 100)}%`)
+  }
+  const said = message?.replace(/\s+/g, " ").trim()
+  if (said !== undefined && said !== "") parts.push(said)
+  return clip(parts.join(" · "), width)
 }

@@ -3,12 +3,14 @@
 //   die       exits the whole server in the middle of the call
 //   spawn     starts two grandchildren (one in its own session, like a daemon) and writes their pids to $MCP_PROBE_LOG
 //   progress  sends a progress notification every 300 ms for `steps` steps, then answers
+//   flood     sends `count` progress notifications (with a message) as fast as it can, then answers after `linger` ms
 //   add_tool  registers another tool, which makes the server send tools/list_changed
 //   sample    asks the client's model (sampling/createMessage) whatever capabilities the client declared,
 //             optionally with a 1×1 PNG, waiting at most `timeoutMs` (then it cancels the request; it
 //             lists the roots first, because SDK 1.32 ignores a cancellation of request id 0,
 //             typescript-sdk#2115); answers with the result as JSON, or the error it got
 //   $MCP_PROBE_TOOL  (when set) a tool of that name that echoes its `message`, to make names clash
+// With $MCP_PROBE_STARTS set, the server appends its pid to that file as it starts.
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -18,6 +20,7 @@ import { z } from "zod"
 const log = (line) => {
   if (process.env.MCP_PROBE_LOG) fs.appendFileSync(process.env.MCP_PROBE_LOG, `${line}\n`)
 }
+if (process.env.MCP_PROBE_STARTS) fs.appendFileSync(process.env.MCP_PROBE_STARTS, `${process.pid}\n`)
 const server = new McpServer({ name: "probe", version: "1.0.0" })
 const text = (value) => ({ content: [{ type: "text", text: value }] })
 
@@ -49,6 +52,14 @@ server.registerTool("progress", { description: "Reports progress", inputSchema: 
     if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: steps } })
   }
   return text(`done after ${steps} steps`)
+})
+server.registerTool("flood", { description: "Floods progress", inputSchema: { count: z.number(), linger: z.number() } }, async ({ count, linger }, extra) => {
+  const token = extra._meta?.progressToken
+  for (let i = 1; i <= count && token !== undefined; i++) {
+    await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: count, message: `item ${i}` } })
+  }
+  await new Promise((resolve) => setTimeout(resolve, linger))
+  return text(`sent ${count}`)
 })
 server.registerTool("add_tool", { description: "Adds a tool" }, () => {
   server.registerTool("added", { description: "A tool added later" }, () => text("added here"))

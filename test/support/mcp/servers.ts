@@ -9,6 +9,8 @@ export const everythingServer = path.join(root, "node_modules", "@modelcontextpr
 export const filesystemServer = path.join(root, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
 export const probeServer = path.join(root, "test", "support", "mcp", "probe-server.mjs")
 export const silentServer = path.join(root, "test", "support", "mcp", "silent-server.mjs")
+export const promptsOnlyServer = path.join(root, "test", "support", "mcp", "prompts-only-server.mjs")
+export const structuredServer = path.join(root, "test", "support", "mcp", "structured-server.mjs")
 
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {

@@ -43,6 +43,7 @@ const recordingRenderer = (log: Array<string>): RendererShape => ({
   assistantMessage: () => Effect.void,
   toolStarted: (call) => Effect.sync(() => log.push(`call:${call.name}`)),
   approval: (event) => Effect.sync(() => log.push(`approval:${event.outcome}:${event.by}`)),
+  toolProgress: () => Effect.void,
   toolFinished: (result) => Effect.sync(() => log.push(`result:${result.isError ? "error" : "ok"}:${result.text}`)),
   retrying: () => Effect.void,
   note: (text) => Effect.sync(() => log.push(`note:${text}`)),

@@ -16,6 +16,7 @@ import { ApprovalPolicy } from "../../../src/approval/approval-policy.ts"
 import { MediaStore } from "../../../src/media/media-store.ts"
 import { Toolbox } from "../../../src/engine/toolbox.ts"
 import { runTurn, type TurnSettings, type UserInput } from "../../../src/engine/turn.ts"
+import { PROGRESS_INTERVAL_MS } from "../../../src/engine/executor.ts"
 import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import { Providers } from "../../../src/providers/providers.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
@@ -67,6 +68,21 @@ const slow = defineTool({
   run: () => Effect.never
 })
 
+/** Reports 1..count at once, then (if `wait`) waits: the executor passes on the first and, after its interval, the last. */
+const reporter = defineTool({
+  name: "reporter",
+  description: "Reports progress.",
+  parameters: p.object({ count: p.integer("How many reports"), wait: p.integer("Milliseconds to wait after them") }),
+  modes: everyMode,
+  classify: touchesNothing,
+  run: ({ count, wait }, context) =>
+    Effect.gen(function* () {
+      for (let step = 1; step <= count; step++) context.progress?.({ progress: step, total: count })
+      if (wait > 0) yield* Effect.sleep(`${wait} millis`)
+      return { text: "reported" }
+    })
+})
+
 const servers: Array<FakeLlm> = []
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()))
@@ -79,6 +95,7 @@ const recordingRenderer = (log: Array<string>): RendererShape => ({
   assistantMessage: (message) => Effect.sync(() => log.push(`message:${message.text}`)),
   toolStarted: (call) => Effect.sync(() => log.push(`call:${call.name}`)),
   approval: (event) => Effect.sync(() => log.push(`approval:${event.outcome}:${event.by}`)),
+  toolProgress: (event) => Effect.sync(() => log.push(`progress:${event.toolName}:${event.progress ?? ""}/${event.total ?? ""}`)),
   toolFinished: (result) => Effect.sync(() => log.push(`result:${result.isError ? "error" : "ok"}:${result.text}`)),
   retrying: (info) => Effect.sync(() => log.push(`retry:${info.attempt}`)),
   note: (text) => Effect.sync(() => log.push(`note:${text}`)),
@@ -167,6 +184,31 @@ describe("runTurn", () => {
     expect(toolMessages[0]?.content).toBe("echo: one")
     const doc = await saved()
     expect(doc.items.map((item) => item._tag)).toEqual(["user", "assistant", ...Array(6).fill("tool_result"), "assistant"])
+  })
+
+  it("passes a tool's progress to the renderer between its call and its result, throttled: the first at once, the latest after the interval, none after the result", async () => {
+    const { fake, log, turn } = await setup([reporter])
+    fake.script([
+      {
+        toolCalls: [
+          { id: "c1", name: "reporter", arguments: { count: 1000, wait: PROGRESS_INTERVAL_MS + 300 } },
+          { id: "c2", name: "reporter", arguments: { count: 2, wait: 0 } }
+        ]
+      },
+      { text: "done" }
+    ])
+    expect((await Effect.runPromise(turn("go")))._tag).toBe("Answered")
+    // The second call ended before its held report's time came: it is dropped, not shown late.
+    await new Promise((resolve) => setTimeout(resolve, PROGRESS_INTERVAL_MS + 100))
+    expect(log.filter((line) => /^(call|progress|result):/.test(line))).toEqual([
+      "call:reporter",
+      "progress:reporter:1/1000",
+      "progress:reporter:1000/1000",
+      "result:ok:reported",
+      "call:reporter",
+      "progress:reporter:1/2",
+      "result:ok:reported"
+    ])
   })
 
   it("stops at the step limit with a note when nobody allows more", async () => {

@@ -1,7 +1,8 @@
 /**
  * Elicitation against server-everything's trigger-elicitation-request: its form becomes the
  * operator's questions (a scripted operator answers them), the answers go back typed; with
- * nobody to ask the request is declined with a note.
+ * nobody to ask the request is declined with a note; the call that asked does not time out while
+ * the operator takes their time.
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -24,12 +25,12 @@ afterEach(async () => {
 const env = (): Record<string, string> => Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined))
 
 /** Calls trigger-elicitation-request with `asker` answering; returns the tool's text, the questions and the notes. */
-const trigger = async (asker: QuestionAsker) => {
+const trigger = async (asker: QuestionAsker, settings: { readonly toolTimeoutSeconds?: number } = {}) => {
   const workspace = await tempDir()
   const notes: Array<string> = []
   const scope = Effect.runSync(Scope.make())
   scopes.push(scope)
-  const plan = planServer("everything", { command: process.execPath, args: [everythingServer, "stdio"] }, { workspace, env: process.env, baseEnv: env() })
+  const plan = planServer("everything", { command: process.execPath, args: [everythingServer, "stdio"], ...settings }, { workspace, env: process.env, baseEnv: env() })
   const mcp = await Effect.runPromise(
     makeMcpServers({
       plans: [plan],
@@ -86,6 +87,69 @@ describe("elicitation", () => {
     ])
     const dismissed = await trigger({ askQuestions: () => Effect.succeed({ _tag: "Dismissed" }) })
     expect(dismissed.text).toContain("User declined")
+  })
+
+  it("starts each question on the field's default, so that the dialog accepted as offered sends the defaults (SEP-1034)", async () => {
+    const schema = {
+      type: "object",
+      properties: {
+        name: { type: "string", default: "John Doe" },
+        age: { type: "integer", default: 30 },
+        score: { type: "number", default: 95.5 },
+        status: { type: "string", enum: ["active", "inactive", "pending"], default: "pending" },
+        verified: { type: "boolean", default: false },
+        tags: { type: "array", items: { type: "string", enum: ["a", "b", "c"] }, default: ["c", "a", "z"] },
+        odd: { type: "string", enum: ["x", "y"], default: "w" },
+        plain: { type: "string" }
+      }
+    }
+    const fields = elicitationFields("s", "m", schema)
+    if (typeof fields === "string") throw new Error(fields)
+    expect(fields.map((field) => [field.name, field.question.initial])).toEqual([
+      ["name", ["John Doe"]],
+      ["age", ["30"]],
+      ["score", ["95.5"]],
+      ["status", ["pending"]],
+      ["verified", ["no"]],
+      ["tags", ["a", "c"]],
+      ["odd", []],
+      ["plain", []]
+    ])
+    const options = (name: string) => fields.find((field) => field.name === name)?.question.options
+    expect(options("status")?.map((option) => option.description)).toEqual(["", "", "the server's default"])
+    expect(options("verified")).toEqual([
+      { label: "yes", description: "true" },
+      { label: "no", description: "false, the server's default" }
+    ])
+    expect(options("age")).toEqual([{ label: "30", description: "the server's default" }])
+    expect(options("plain")).toEqual([])
+    expect(fields.find((field) => field.name === "age")?.question.question).toContain("(an integer)")
+    // Enter on every question: each answer is what the question started on.
+    const asker: QuestionAsker = {
+      askQuestions: (questions) => Effect.succeed({ _tag: "Answered", answers: questions.map((question) => ({ selected: question.initial ?? [] })) })
+    }
+    const notes: Array<string> = []
+    expect(await askElicitation(asker, { server: "s", message: "m", schema }, (note) => notes.push(note))).toEqual({
+      action: "accept",
+      content: { name: "John Doe", age: 30, score: 95.5, status: "pending", verified: false, tags: ["a", "c"] }
+    })
+    expect(notes).toEqual([])
+  })
+
+  it("holds the call's toolTimeoutSeconds while the dialog is open: an answer after 2 s still completes a call with 1 s", async () => {
+    const asked: Array<number> = []
+    const slowOperator: QuestionAsker = {
+      askQuestions: (questions) =>
+        Effect.sync(() => asked.push(questions.length)).pipe(
+          Effect.zipRight(Effect.sleep("2 seconds")),
+          Effect.as<QuestionsOutcome>({ _tag: "Answered", answers: questions.map((q) => (q.header.endsWith(": String") ? { selected: [], custom: "late" } : { selected: [] })) })
+        )
+    }
+    const { text, notes } = await trigger(slowOperator, { toolTimeoutSeconds: 1 })
+    expect(asked).toHaveLength(1)
+    expect(text).toContain("User provided the requested information")
+    expect(text).toContain("- Name: late")
+    expect(notes).toEqual([])
   })
 
   it("refuses a required field it cannot ask, and an answer of the wrong type", async () => {

@@ -9,11 +9,12 @@ const classification: Classification = { risk: "medium", authority: "write", sco
 const setup = () => {
   const committed: Array<string> = []
   const partials: Array<string> = []
+  const activities: Array<string | undefined> = []
   const view = makeTurnView(
-    { commit: (lines) => committed.push(...lines), partial: (text) => partials.push(text), activity: () => {}, columns: () => 80 },
+    { commit: (lines) => committed.push(...lines), partial: (text) => partials.push(text), activity: (text) => activities.push(text), columns: () => 80 },
     plainPalette
   )
-  return { view, committed, partials }
+  return { view, committed, partials, activities }
 }
 
 const result = (callId: string, name: string, text: string, isError = false) => ({ _tag: "tool_result" as const, id: "r", callId, name, text, isError })
@@ -61,6 +62,30 @@ describe("turn view", () => {
     Effect.runSync(view.toolStarted({ id: "r", name: "read", arguments: { path: "nope" } }))
     Effect.runSync(view.toolFinished(result("r", "read", "nope: no such file\nmore", true), 2))
     expect(committed).toEqual(["● read nope", "  ⎿ error · nope: no such file · 2 ms"])
+  })
+
+  it("shows a running call's progress on its live line, in place, made inert and clipped; nothing once the call finished", () => {
+    const { view, committed, activities } = setup()
+    const name = "mcp__everything__trigger-long-running-operation"
+    Effect.runSync(view.toolStarted({ id: "m", name, arguments: { duration: 10, steps: 5 } }))
+    Effect.runSync(view.toolProgress({ callId: "m", toolName: name, progress: 2, total: 5 }))
+    Effect.runSync(view.toolProgress({ callId: "m", toolName: name, progress: 3, total: 5, message: "step\x1b[2J three" }))
+    Effect.runSync(view.toolProgress({ callId: "m", toolName: name, progress: 4, total: 5, message: "y".repeat(200) }))
+    // 80 columns less what the live line adds around it: the name gives way to the progress.
+    expect(activities.slice(0, 3)).toEqual([
+      `running ${name}…`,
+      "running mcp__everything__trigger-long-running-ope… · 2/5",
+      "running mcp__everything__trigger… · 3/5 · step␛[2J three"
+    ])
+    expect(activities.slice(0, 3).every((line) => (line?.length ?? 0) <= 80 - 24)).toBe(true)
+    expect(activities[3]).toBe(`running mcp__everything_… · 4/5 · ${"y".repeat(21)}…`)
+    // The call's line was written once; progress never adds lines.
+    expect(committed).toEqual([`● ${name} {"duration":10,"steps":5}`])
+    Effect.runSync(view.toolFinished(result("m", name, "done"), 10_000))
+    const after = activities.length
+    Effect.runSync(view.toolProgress({ callId: "m", toolName: name, progress: 5, total: 5 }))
+    expect(activities.length).toBe(after)
+    expect(activities.at(-1)).toBeUndefined()
   })
 
   it("marks a cancelled turn after what streamed", () => {

@@ -1,0 +1,104 @@
+/**
+ * config.json's stdio MCP servers, spawned the moment Crystal starts (issue 15: with one server,
+ * the first request should come at most 20 ms after the server's own start). A server such as
+ * `npx …` or a Node script takes hundreds of milliseconds to boot; spawned here, before Effect
+ * and the session load (~40 ms in the binary), its boot overlaps all of Crystal's own start.
+ *
+ * Only for a command line that starts a session in the current directory (src/cli/early-mcp.ts
+ * decides), and only for what the operator's own config.json names: a
+ * workspace's .crystal/mcp.json waits for the trust question, as before. This module reads the
+ * file raw; the session validates it as usual and takes a process over only when the command it
+ * plans (command, args, environment, directory) is exactly the one spawned here. Anything not
+ * taken over is killed as the session's servers start, and the exit hook kills whatever is left
+ * (src/bash/process-table.ts), so a run that fails on a bad flag or key leaves nothing behind.
+ * Nothing here imports Effect or the SDK (test/unit/startup-bundle.test.ts).
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { shellEnvironment } from "../bash/shell-env.ts"
+import type { McpServerSettings } from "../config/schema.ts"
+import { resolveHome } from "../config/paths.ts"
+import { planServer } from "./server-config.ts"
+import { startServerProcess, type ServerProcess, type StdioServerCommand } from "./server-process.ts"
+
+type Env = Readonly<Record<string, string | undefined>>
+
+interface EarlyServer {
+  readonly key: string
+  readonly process: ServerProcess
+}
+
+let early: Array<EarlyServer> | undefined
+
+/** Two commands are the same server when every part of them is equal (environment order aside). */
+export const commandKey = (command: StdioServerCommand): string =>
+  JSON.stringify([command.command, command.args, Object.entries(command.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), command.cwd])
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isStrings = (value: unknown): boolean => value === undefined || (Array.isArray(value) && value.every((item) => typeof item === "string"))
+const isStringMap = (value: unknown): boolean => value === undefined || (isRecord(value) && Object.values(value).every((item) => typeof item === "string"))
+
+/** An entry this module can start: a stdio server, enabled, of the documented shape (the session checks the rest). */
+const stdioSettings = (entry: unknown): McpServerSettings | undefined =>
+  isRecord(entry) &&
+  entry["url"] === undefined &&
+  entry["enabled"] !== false &&
+  typeof entry["command"] === "string" &&
+  isStrings(entry["args"]) &&
+  isStringMap(entry["env"]) &&
+  (entry["cwd"] === undefined || typeof entry["cwd"] === "string")
+    ? (entry as McpServerSettings)
+    : undefined
+
+/** The stdio servers a session started in `cwd` will start, as the session plans them; [] when unsure. */
+export const earlyServerCommands = (env: Env, cwd: string): Array<StdioServerCommand> => {
+  try {
+    const config: unknown = JSON.parse(fs.readFileSync(path.join(resolveHome(env as NodeJS.ProcessEnv), "config.json"), "utf8"))
+    if (!isRecord(config) || !isRecord(config["mcpServers"])) return []
+    const workspace = fs.realpathSync(cwd)
+    const baseEnv = shellEnvironment(config as Parameters<typeof shellEnvironment>[0], env)
+    const commands: Array<StdioServerCommand> = []
+    for (const [name, entry] of Object.entries(config["mcpServers"])) {
+      const settings = stdioSettings(entry)
+      if (settings === undefined) continue
+      const endpoint = planServer(name, settings, { workspace, env, baseEnv }).endpoint
+      if (typeof endpoint !== "string" && endpoint.kind === "stdio") commands.push(endpoint)
+    }
+    return commands
+  } catch {
+    // No config.json, or one the session will report on: nothing starts early.
+    return []
+  }
+}
+
+/** Spawns config.json's stdio servers for the session about to start in `cwd`. */
+export const startEarlyServers = (env: Env, cwd: string): void => {
+  const commands = earlyServerCommands(env, cwd)
+  if (commands.length === 0) return
+  early = commands.flatMap((command) => {
+    try {
+      return [{ key: commandKey(command), process: startServerProcess(command) }]
+    } catch {
+      // Spawned again by the session, which reports why it cannot start.
+      return []
+    }
+  })
+}
+
+/**
+ * For each command, the process spawned early for exactly that command (or undefined: spawn it
+ * now); every early process not handed over is killed (config.json changed between the two
+ * reads, say). Once per process: later sessions (/clear, /resume) spawn their own.
+ */
+export const takeEarlyServers = (commands: ReadonlyArray<StdioServerCommand>, graceMs: number): Array<ServerProcess | undefined> => {
+  const servers = early ?? []
+  early = undefined
+  const taken = commands.map((command) => {
+    const key = commandKey(command)
+    const at = servers.findIndex((server) => server.key === key)
+    return at < 0 ? undefined : servers.splice(at, 1)[0]?.process
+  })
+  // Not awaited: a server slow to die must not hold the session; the exit hook backs this up.
+  for (const server of servers) void server.process.kill(graceMs)
+  return taken
+}
