@@ -136,6 +136,18 @@ describe("sampling with \"sampling\": true (server-everything's trigger-sampling
     expect(notes).toEqual([])
   })
 
+  it("the call that asked does not time out while the operator answers and the model writes", async () => {
+    const asker: QuestionAsker = {
+      askQuestions: () => Effect.as(Effect.sleep("1500 millis"), { _tag: "Answered", answers: [{ selected: ["Send"] }] } as const)
+    }
+    const { output } = await callWith(
+      { servers: { everything: everything({ sampling: true, toolTimeoutSeconds: 1 }) }, asker, replies: [{ text: "Slow but sure.", delayMs: 700 }] },
+      "mcp__everything__trigger-sampling-request",
+      { prompt: "take your time" }
+    )
+    expect(output.text).toContain('"text": "Slow but sure."')
+  })
+
   it("maxTokens above the model's output limit is capped to it; a cut answer says maxTokens", async () => {
     const { asker } = operator("Send")
     const { output, modelRequests } = await callWith(
