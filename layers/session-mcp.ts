@@ -2,22 +2,28 @@
  * The session's MCP servers (issue 15): nothing is imported when config.json names none (the SDK
  * and src/mcp load with the first configured server), so a session without servers pays nothing
  * at start-up. config.json's `mcpServers` start; a workspace's `.crystal/mcp.json` servers start
- * only when the session's one trust decision (layers/session-tools.ts) trusts their entry.
+ * only when the session's one trust decision (layers/session-tools.ts) trusts their entry. A
+ * server with `"sampling": true` may ask the session's model: the operator approves each request
+ * (src/mcp/sampling.ts) and the model answers in a side request (src/engine/sampling.ts).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { ApprovalPolicyShape } from "../src/approval/approval-policy.ts"
+import type { HookPipeline } from "../src/plugins/pipeline.ts"
+import type { ProvidersShape } from "../src/providers/providers.ts"
 import { isWithin } from "../src/approval/path-fence.ts"
 import { prepareContainment } from "../src/bash/containment.ts"
 import { DEFAULT_GRACE_MS } from "../src/bash/limits.ts"
 import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
+import type { SamplingModel } from "../src/mcp/sampling.ts"
 import { takeEarlyServers } from "../src/mcp/early-servers.ts"
 import type { ServerProcess } from "../src/mcp/server-process.ts"
 import type { WorkspaceServer, WorkspaceServers } from "../src/mcp/workspace-servers.ts"
 import type { TrustDecision } from "../src/trust/trust-question.ts"
 import type { QuestionAsker } from "../src/tools/questions.ts"
+import { addSecrets } from "../src/session/redact.ts"
 import type { PreparedSession } from "./prepare.ts"
 
 /** `<workspace>/.crystal/mcp.json`, read (and its module loaded) only when the file exists. */
@@ -37,6 +43,23 @@ export const trustedWorkspaceServers = (workspace: WorkspaceServers | undefined,
   return workspace.servers.filter((server) => trusted.has(key(server.trust)))
 }
 
+/**
+ * The session's active model as src/mcp/sampling.ts asks it: the side request of
+ * src/engine/sampling.ts (`engine`, loaded with the first server allowed to sample), cancelled
+ * when the server cancels its request.
+ */
+export const samplingModel = (
+  engine: typeof import("../src/engine/sampling.ts"),
+  deps: { readonly providers: Pick<ProvidersShape, "current">; readonly hooks: HookPipeline | undefined }
+): SamplingModel => ({
+  current: () => deps.providers.current().entry.ref,
+  complete: async (prompt, signal) => {
+    const answered = await Effect.runPromise(Effect.either(engine.sampleActiveModel({ activeModel: deps.providers, hooks: deps.hooks }, prompt)), { signal })
+    if (answered._tag === "Left") throw new Error(answered.left.message)
+    return answered.right
+  }
+})
+
 /** Starts the configured servers in the session's scope; undefined when there are none. */
 export const startMcpServers = (
   prepared: PreparedSession,
@@ -49,6 +72,10 @@ export const startMcpServers = (
     /** Who answers a server's elicitation (headless: nobody, so it is declined with a note). */
     readonly operator: QuestionAsker
     readonly note: (text: string) => void
+    /** The session's active model, which a server's sampling request goes to once approved. */
+    readonly providers: Pick<ProvidersShape, "current">
+    /** The plugins' hooks (undefined when none): a sampling request passes them like a side question. */
+    readonly hooks: HookPipeline | undefined
   }
 ): Effect.Effect<McpServersShape | undefined, never, Scope.Scope> =>
   Object.keys(prepared.config.mcpServers ?? {}).length > 0 || deps.workspaceServers.length > 0
@@ -66,6 +93,8 @@ export const startMcpServers = (
             config.planServer(server.name, server.settings, { workspace, env: deps.env, baseEnv: deps.baseEnv, source: "workspace" })
           )
         ]
+        // What ${env:…} put into a server's env or headers is redacted like a provider key (README "Secrets").
+        addSecrets(plans.flatMap((plan) => plan.secrets))
         // config.json's servers were spawned as Crystal started (src/mcp/early-servers.ts): taken
         // over when the plan is exactly what was spawned, spawned now otherwise.
         yield* prepareContainment
@@ -78,7 +107,11 @@ export const startMcpServers = (
         yield* Effect.addFinalizer(() =>
           Effect.promise(() => Promise.all([...spawned.values()].map((process) => process.then((p) => p.kill(DEFAULT_GRACE_MS), () => undefined))))
         )
-        const [servers, elicitation] = yield* Effect.promise(() => Promise.all([import("../src/mcp/mcp-servers.ts"), import("../src/mcp/elicitation.ts")]))
+        const [servers, elicitation, sampling] = yield* Effect.promise(() =>
+          Promise.all([import("../src/mcp/mcp-servers.ts"), import("../src/mcp/elicitation.ts"), import("../src/mcp/sampling.ts")])
+        )
+        // The model side is loaded with the first server allowed to sample.
+        const sampler = plans.some((plan) => plan.enabled && plan.sampling) ? yield* Effect.promise(() => import("../src/engine/sampling.ts")) : undefined
         // Roots: the workspace and the operator's /access grants (not Crystal's own spill and skill folders).
         const roots = () => {
           const fence = Effect.runSync(deps.policy.fence)
@@ -88,7 +121,9 @@ export const startMcpServers = (
           plans,
           roots,
           spawned,
-          elicit: (server, message, schema) => elicitation.askElicitation(deps.operator, { server, message, schema }, deps.note)
+          elicit: (server, message, schema) => elicitation.askElicitation(deps.operator, { server, message, schema }, deps.note),
+          sample: sampler === undefined ? undefined : (server, params, signal) => sampling.answerSampling({ asker: deps.operator, model: samplingModel(sampler, deps), note: deps.note }, server, params, signal),
+          note: deps.note
         })
       })
     : Effect.sync(() => void takeEarlyServers([], DEFAULT_GRACE_MS))

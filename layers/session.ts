@@ -156,7 +156,9 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     // Started now, in parallel with the rest; the first turn waits for them (bounded).
     const mcp = yield* startMcpServers(prepared, { policy, env: host.env, baseEnv: bash.env, workspaceServers: trustedWorkspaceServers(workspaceMcp, trust),
       operator: host.operator,
-      note: (text) => Effect.runFork(host.renderer.note(text))
+      note: (text) => Effect.runFork(host.renderer.note(text)),
+      providers,
+      hooks: plugins.hooks.idle ? undefined : plugins.hooks
     })
     const toolbox = yield* makeSessionToolbox(prepared, {
       bash,

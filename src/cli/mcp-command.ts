@@ -51,7 +51,16 @@ const trustedNow = (home: string, server: WorkspaceServer): boolean => {
 
 const row = (name: string, source: string, trusted: string, settings: McpServerSettings): ReadonlyArray<string> => {
   const endpoint = endpointOf(settings)
-  return [name, source, trusted, endpoint.transport, yesNo(settings.enabled ?? true), yesNo(settings.trustAnnotations ?? mcpDefaults.trustAnnotations), endpoint.shown]
+  return [
+    name,
+    source,
+    trusted,
+    endpoint.transport,
+    yesNo(settings.enabled ?? true),
+    yesNo(settings.trustAnnotations ?? mcpDefaults.trustAnnotations),
+    yesNo(settings.sampling ?? mcpDefaults.sampling),
+    endpoint.shown
+  ]
 }
 
 const list = (setExitCode: (code: number) => void) =>
@@ -66,7 +75,7 @@ const list = (setExitCode: (code: number) => void) =>
           ...Object.entries(loaded.config.mcpServers ?? {}).map(([name, settings]) => row(name, "config.json", "-", settings)),
           ...workspace.servers.map((server) => row(server.name, "workspace", yesNo(trustedNow(homeDir, server)), server.settings))
         ]
-        printRows(format, ["NAME", "SOURCE", "TRUSTED", "TRANSPORT", "ENABLED", "TRUST ANNOTATIONS", "COMMAND OR URL"], rows)
+        printRows(format, ["NAME", "SOURCE", "TRUSTED", "TRANSPORT", "ENABLED", "TRUST ANNOTATIONS", "SAMPLING", "COMMAND OR URL"], rows)
       })
     )
   ).pipe(Command.withDescription("List the MCP servers of config.json and of ./.crystal/mcp.json, with their trust (starts none of them)"))
@@ -95,7 +104,12 @@ const show = (setExitCode: (code: number) => void) =>
         const plan = planServer(name, { ...settings, enabled: true }, { workspace, env: process.env, baseEnv: shellEnvironment(loaded.config, process.env) })
         const scope = yield* Scope.make()
         const view = yield* Effect.gen(function* () {
-          const mcp = yield* makeMcpServers({ plans: [plan], roots: () => [workspace] })
+          // Sampling is declared as in a session (so the tools listed are the ones a session offers), but nothing is asked here.
+          const mcp = yield* makeMcpServers({
+            plans: [plan],
+            roots: () => [workspace],
+            sample: () => Promise.reject(new Error("crystal mcp show only lists the server's tools; sampling is answered in a session"))
+          })
           yield* mcp.beforeTurn
           return mcp.status()[0]
         }).pipe(Scope.extend(scope), Effect.ensuring(Scope.close(scope, Exit.void)))
@@ -109,7 +123,8 @@ const show = (setExitCode: (code: number) => void) =>
           ["Error", view?.lastError ?? "-"],
           ["Startup timeout", `${plan.startupTimeoutMs / 1000} s`],
           ["Tool timeout", `${plan.toolTimeoutMs / 1000} s`],
-          ["Trust annotations", yesNo(plan.trustAnnotations)]
+          ["Trust annotations", yesNo(plan.trustAnnotations)],
+          ["Sampling", yesNo(plan.sampling)]
         ])
         if (view !== undefined && view.tools.length > 0) {
           if (format === "table") writeStdout("\n")

@@ -123,7 +123,9 @@ const mcpCommon = {
     })
   ),
   /** true: a tool the server marks readOnlyHint is classified as a read (default false: every tool is at least write). */
-  trustAnnotations: Schema.optional(Schema.Boolean)
+  trustAnnotations: Schema.optional(Schema.Boolean),
+  /** true: the server may ask the session's model (sampling/createMessage), each request approved by the operator (default false). */
+  sampling: Schema.optional(Schema.Boolean)
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * The toolTimeoutSeconds of one server's calls, kept by Crystal rather than by the SDK's request
  * timeout, because only Crystal knows when a call is waiting on the operator: while a request of
- * the server waits for an answer (an elicitation dialog; a sampling approval would do the same
- * through `whileOperatorAnswers`), none of the server's calls counts down, and each starts its
+ * the server waits for an answer (an elicitation dialog, a sampling request: its approval and
+ * the model's answer; both through `whileOperatorAnswers`), none of the server's calls counts down, and each starts its
  * full time again once the operator answered. Every progress notification restarts a call's time
  * too (`alive`).
  *

@@ -3,18 +3,30 @@
  * transport (stdio-transport.ts), HTTP as streamable HTTP first and, when the server answers that
  * with an HTTP 4xx (a server that only speaks the 2024-11-05 transport), the old HTTP+SSE
  * transport, as the SDK's documentation recommends. The client says what Crystal supports:
- * roots (the workspace and the granted directories) and, when the session has someone to ask
- * (interactive or not: headless declines with a note), form-mode elicitation. It does not declare
- * sampling, so servers do not ask for it: the SDK answers such a request with an error.
+ * roots (the workspace and the granted directories), when the session has someone to ask
+ * (interactive or not: headless declines with a note) form-mode elicitation, and sampling for a
+ * server whose entry says `"sampling": true` (sampling.ts). Without it the capability is not
+ * declared, so a well-behaved server does not ask; one that asks anyway gets a JSON-RPC error
+ * saying that sampling is off for it in Crystal and how the operator turns it on (the SDK alone
+ * would answer "Method not found", which tells nobody what to do).
  */
 import { pathToFileURL } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  ToolListChangedNotificationSchema,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type Tool as McpTool
+} from "@modelcontextprotocol/sdk/types.js"
 import { DEFAULT_GRACE_MS } from "../bash/limits.ts"
 import type { ElicitAnswer } from "./elicitation.ts"
+import { rpcCodes, rpcError } from "./sampling.ts"
 import type { McpEndpoint } from "./server-config.ts"
 import { lazyOutputValidators } from "./sdk-warmup.ts"
 import type { ServerProcess } from "./server-process.ts"
@@ -40,6 +52,10 @@ export interface ConnectOptions {
   readonly signal: AbortSignal
   /** Answers the server's form-mode elicitation/create; absent: the capability is not declared. */
   readonly elicit?: ((message: string, schema: Readonly<Record<string, unknown>>) => Promise<ElicitAnswer>) | undefined
+  /** Answers the server's sampling/createMessage; absent: the capability is not declared. */
+  readonly sample?: ((params: CreateMessageRequestParams, signal: AbortSignal) => Promise<CreateMessageResult>) | undefined
+  /** Without `sample`: what a server that asks for sampling anyway is told (and the operator, once). */
+  readonly samplingOff?: (() => string) | undefined
   /** A stdio server's process, spawned before the SDK loaded (layers/session-mcp.ts). */
   readonly spawned?: Promise<ServerProcess> | undefined
 }
@@ -56,8 +72,21 @@ export interface Connection {
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const makeClient = (options: ConnectOptions): Client => {
-  const elicit = options.elicit
-  const client = new Client({ ...clientInfo }, { jsonSchemaValidator: lazyOutputValidators, capabilities: { roots: { listChanged: false }, ...(elicit === undefined ? {} : { elicitation: { form: {} } }) } })
+  const { elicit, sample, samplingOff } = options
+  const client = new Client(
+    { ...clientInfo },
+    {
+      jsonSchemaValidator: lazyOutputValidators,
+      capabilities: { roots: { listChanged: false }, ...(elicit === undefined ? {} : { elicitation: { form: {} } }), ...(sample === undefined ? {} : { sampling: {} }) }
+    }
+  )
+  if (sample !== undefined) {
+    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sample(request.params, extra.signal))
+  } else {
+    // Requests nothing handles; the SDK's answer to any but sampling stays as it was.
+    client.fallbackRequestHandler = (request) =>
+      Promise.reject(rpcError(rpcCodes.methodNotFound, request.method === "sampling/createMessage" && samplingOff !== undefined ? samplingOff() : "Method not found"))
+  }
   if (elicit !== undefined) {
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       const params = request.params

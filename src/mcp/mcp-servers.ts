@@ -7,15 +7,23 @@
  * only changes between turns: list_changed marks a server's tools stale and the next turn lists
  * them again. The servers belong to the session's scope: closing it closes every connection and
  * kills every stdio server's process tree. A server's calls share its timers (call-timers.ts): a
- * request the operator answers for that server (an elicitation) holds their toolTimeoutSeconds.
+ * request the operator answers for that server (an elicitation, a sampling request) holds their
+ * toolTimeoutSeconds. A server's tools are named when it joins the catalog (servers joining
+ * together: in config order): a name a tool already offered has is not given twice (names.ts
+ * distinctToolName), and the clash is one note.
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import type { Tool } from "../tools/tool.ts"
 import { connectServer, type Connection } from "./connect.ts"
 import { isOffered, makeMcpTool } from "./mcp-tools.ts"
+import { distinctToolName, mcpToolName } from "./names.ts"
+import type { CreateMessageRequestParams, CreateMessageResult } from "@modelcontextprotocol/sdk/types.js"
 import { makeServerCalls, type ServerCalls } from "./call-timers.ts"
 import type { ElicitAnswer } from "./elicitation.ts"
+import { samplingOffMessage } from "./sampling.ts"
 import { warmSdkParsers } from "./sdk-warmup.ts"
 import type { McpServerPlan } from "./server-config.ts"
 import type { ServerProcess } from "./server-process.ts"
@@ -24,6 +32,10 @@ export type McpServerStatus = "starting" | "ready" | "failed" | "disabled"
 
 export interface McpServerView {
   readonly name: string
+  /** Where it is configured: config.json ("home") or the workspace's .crystal/mcp.json. */
+  readonly source: McpServerPlan["source"]
+  /** `"sampling": true`: the server may ask the session's model, each request approved. */
+  readonly sampling: boolean
   readonly status: McpServerStatus
   readonly endpoint: string
   readonly transport: string | undefined
@@ -53,6 +65,13 @@ export interface McpServersOptions {
   readonly roots: () => ReadonlyArray<string>
   /** A server's form-mode elicitation/create, by server name; absent: elicitation is not declared. */
   readonly elicit?: ((server: string, message: string, schema: Readonly<Record<string, unknown>>) => Promise<ElicitAnswer>) | undefined
+  /**
+   * A server's sampling/createMessage, by server name; declared only for servers whose entry says
+   * `"sampling": true`. Absent: no server is offered sampling.
+   */
+  readonly sample?: ((server: string, params: CreateMessageRequestParams, signal: AbortSignal) => Promise<CreateMessageResult>) | undefined
+  /** Lines the operator should see now, not at the next turn (a server asked for sampling while it is off). */
+  readonly note?: ((text: string) => void) | undefined
 }
 
 interface ServerState {
@@ -67,6 +86,8 @@ interface ServerState {
   abort: AbortController | undefined
   startedAt: number
   generation: number
+  /** The server's tools as it last listed them (allow/deny applied), and the client that calls them. */
+  listing: { readonly client: Client; readonly tools: ReadonlyArray<McpTool> } | undefined
   tools: ReadonlyArray<Tool>
   mcpNames: ReadonlyArray<string>
   descriptions: ReadonlyArray<string>
@@ -75,6 +96,8 @@ interface ServerState {
   lastError: string | undefined
   /** What the next turn's note says, set when something happened. */
   pendingNote: string | undefined
+  /** The operator was told that this server asked for sampling while it is off (said once). */
+  samplingOffNoted: boolean
 }
 
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
@@ -108,13 +131,15 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       abort: undefined,
       startedAt: Date.now(),
       generation: 0,
+      listing: undefined,
       tools: [],
       mcpNames: [],
       descriptions: [],
       joined: false,
       stale: false,
       lastError: undefined,
-      pendingNote: undefined
+      pendingNote: undefined,
+      samplingOffNoted: false
     }))
 
     const fail = (state: ServerState, reason: string) => {
@@ -125,12 +150,50 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       state.pendingNote = `MCP server ${state.plan.name} failed: ${reason}; its tools are not available.`
     }
 
+    /** Name clashes between tools, said once each before the next turn. */
+    const clashNotes: Array<string> = []
+    const clashesNoted = new Set<string>()
+
+    /**
+     * The server's listed tools as catalog tools, under names no other offered tool has: a tool
+     * whose name is taken (by another server's, or by one of its own) gets a hashed one.
+     */
+    const nameTools = (state: ServerState) => {
+      const listing = state.listing
+      if (listing === undefined) return
+      const held = new Map<string, { readonly server: string; readonly tool: string }>()
+      for (const other of states) {
+        if (other === state || !other.joined || other.status !== "ready") continue
+        other.tools.forEach((tool, i) => held.set(tool.name, { server: other.plan.name, tool: other.mcpNames[i] ?? tool.name }))
+      }
+      state.tools = listing.tools.map((tool) => {
+        const name = distinctToolName(state.plan.name, tool.name, held)
+        const plain = mcpToolName(state.plan.name, tool.name)
+        const holder = held.get(plain)
+        const key = JSON.stringify([plain, state.plan.name, tool.name])
+        if (name !== plain && holder !== undefined && !clashesNoted.has(key)) {
+          clashesNoted.add(key)
+          clashNotes.push(
+            `MCP tool names clash: server ${holder.server}'s tool ${holder.tool} and server ${state.plan.name}'s tool ${tool.name} are both ${plain}; the first keeps the name, the second is offered as ${name}.`
+          )
+        }
+        held.set(name, { server: state.plan.name, tool: tool.name })
+        return makeMcpTool(state.plan, listing.client, tool, state.calls, name)
+      })
+      state.mcpNames = listing.tools.map((tool) => tool.name)
+      state.descriptions = state.tools.map((tool) => tool.description)
+    }
+
+    /** The server joins the catalog now: its tools are named against the ones already offered. */
+    const join = (state: ServerState) => {
+      nameTools(state)
+      state.joined = true
+    }
+
     const listTools = async (state: ServerState, connection: Connection) => {
       const listed = await connection.listTools()
-      const offered = listed.filter((tool) => isOffered(state.plan, tool.name))
-      state.tools = offered.map((tool) => makeMcpTool(state.plan, connection.client, tool, state.calls))
-      state.mcpNames = offered.map((tool) => tool.name)
-      state.descriptions = state.tools.map((tool) => tool.description)
+      state.listing = { client: connection.client, tools: listed.filter((tool) => isOffered(state.plan, tool.name)) }
+      nameTools(state)
       state.stale = false
     }
 
@@ -152,12 +215,27 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           roots: options.roots,
           signal: abort.signal,
           spawned,
-          // The seam for every request the operator answers for a server (a sampling approval too):
-          // the server's calls do not time out while the operator reads and answers.
+          // The seam for every request the operator answers for a server (an elicitation, a sampling
+          // request: its approval and the model's answer): the server's calls do not time out meanwhile.
           elicit:
             options.elicit === undefined
               ? undefined
               : (message, schema) => state.calls.whileOperatorAnswers(() => options.elicit!(state.plan.name, message, schema)),
+          sample:
+            state.plan.sampling && options.sample !== undefined
+              ? (params, signal) => state.calls.whileOperatorAnswers(() => options.sample!(state.plan.name, params, signal))
+              : undefined,
+          samplingOff: () => {
+            // On, but this caller answers none (crystal mcp show passes its own refusal; a test may pass nothing).
+            if (state.plan.sampling) return `Crystal answers no sampling requests here (server ${state.plan.name}).`
+            if (!state.samplingOffNoted) {
+              state.samplingOffNoted = true
+              options.note?.(
+                `MCP server ${state.plan.name} asked to use your model (sampling), which is off for it: "sampling": true in its entry (${state.plan.source === "home" ? "config.json" : ".crystal/mcp.json"}) allows it, each request approved by you.`
+              )
+            }
+            return samplingOffMessage(state.plan.name, state.plan.source)
+          },
           onToolsChanged: () => {
             if (current()) state.stale = true
           },
@@ -208,7 +286,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
         for (const state of states) {
           if (state.status === "starting") {
             state.pendingNote = `MCP server ${state.plan.name} is still starting after ${seconds(state.plan.startupTimeoutMs)} (startupTimeoutSeconds); its tools join when it is ready.`
-          } else if (state.status === "ready") state.joined = true
+          } else if (state.status === "ready") join(state)
         }
       }
       const notes: Array<string> = []
@@ -219,7 +297,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           })
         }
         if (state.status === "ready" && !state.joined) {
-          state.joined = true
+          join(state)
           state.pendingNote = `MCP server ${state.plan.name} is ready: ${state.tools.length} tool${state.tools.length === 1 ? "" : "s"} join from this turn.`
         }
         if (state.pendingNote !== undefined) {
@@ -227,7 +305,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           state.pendingNote = undefined
         }
       }
-      return notes
+      return [...notes, ...clashNotes.splice(0)]
     })
 
     const restart = (name: string) =>
@@ -239,6 +317,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
         if (!state.plan.enabled) return `/mcp restart: ${name} is disabled ("enabled": false in config.json)`
         const old = state.connection
         state.connection = undefined
+        state.listing = undefined
         state.tools = []
         state.joined = false
         state.pendingNote = undefined
@@ -248,7 +327,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
         // The attempt set these meanwhile; the compiler still sees the values assigned above.
         const connection = state.connection as Connection | undefined
         if (state.status === "ready") {
-          state.joined = true
+          join(state)
           return `MCP server ${name} restarted: ${state.tools.length} tool${state.tools.length === 1 ? "" : "s"} (${connection?.transport ?? "?"}).`
         }
         if (state.status === "failed") {
@@ -265,6 +344,8 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       status: () =>
         states.map((state) => ({
           name: state.plan.name,
+          source: state.plan.source,
+          sampling: state.plan.sampling,
           status: state.status,
           endpoint: state.plan.shown,
           transport: state.connection?.transport,

@@ -31,7 +31,8 @@ const argumentsText = (args: unknown): string => {
 export const isOffered = (plan: Pick<McpServerPlan, "allow" | "deny">, tool: string): boolean =>
   (plan.allow === undefined || plan.allow.includes(tool)) && !plan.deny.includes(tool)
 
-export const classifyMcpCall = (plan: Pick<McpServerPlan, "name" | "trustAnnotations">, tool: McpTool, args: unknown): Classification => {
+/** `name` is the name the model sees (the grant key of "allow for this session"). */
+export const classifyMcpCall = (plan: Pick<McpServerPlan, "name" | "trustAnnotations">, tool: McpTool, args: unknown, name = mcpToolName(plan.name, tool.name)): Classification => {
   const read = plan.trustAnnotations && tool.annotations?.readOnlyHint === true
   return {
     risk: read ? "low" : "medium",
@@ -39,7 +40,7 @@ export const classifyMcpCall = (plan: Pick<McpServerPlan, "name" | "trustAnnotat
     scope: "workspace",
     summary: `MCP server ${plan.name}: ${tool.name} ${argumentsText(args)}`,
     paths: [],
-    grantKey: mcpToolName(plan.name, tool.name)
+    grantKey: name
   }
 }
 
@@ -61,9 +62,11 @@ const callFailure = (plan: McpServerPlan, tool: string, error: unknown, timedOut
   })
 }
 
-/** `calls`: the server's call timers, shared by all its tools (the elicitation handler holds them). */
-export const makeMcpTool = (plan: McpServerPlan, client: Client, tool: McpTool, calls: ServerCalls): Tool => {
-  const name = mcpToolName(plan.name, tool.name)
+/**
+ * `calls`: the server's call timers, shared by all its tools (the elicitation and sampling handlers
+ * hold them); `name`: what the catalog offers it as (mcp-servers.ts keeps it distinct from every other tool's).
+ */
+export const makeMcpTool = (plan: McpServerPlan, client: Client, tool: McpTool, calls: ServerCalls, name = mcpToolName(plan.name, tool.name)): Tool => {
   const read = plan.trustAnnotations && tool.annotations?.readOnlyHint === true
   const timeoutReason = `no result or progress for ${plan.toolTimeoutMs / 1000} s (toolTimeoutSeconds)`
   return defineTool({
@@ -72,7 +75,7 @@ export const makeMcpTool = (plan: McpServerPlan, client: Client, tool: McpTool, 
     // Checked here too, so the model hears exactly what was wrong without a round trip to the server.
     parameters: foreignSchema({ ...tool.inputSchema, type: "object" }, jsonSchemaChecker({ ...tool.inputSchema, type: "object" })),
     modes: read ? everyMode : workModeOnly,
-    classify: (args) => Effect.succeed(classifyMcpCall(plan, tool, args)),
+    classify: (args) => Effect.succeed(classifyMcpCall(plan, tool, args, name)),
     run: (args, context) =>
       Effect.async<CallResult, ToolError>((resume) => {
         // One controller for both ends of a call: the timer running out and the turn's interruption.

@@ -3,11 +3,16 @@
  * environment Crystal was given (at start, in memory only: the expanded values are never written
  * anywhere), a stdio server's working directory resolved against the workspace, and the defaults
  * filled in. A missing variable makes the server fail with a note naming it; the session goes on.
+ * The values `${env:…}` puts into a server's env or headers are credentials as a rule (a token for
+ * the server): they are the plan's `secrets`, which join the session's redaction list
+ * (src/session/redact.ts), so a server that echoes them never gets them into a session file or a
+ * model request.
  */
 import * as path from "node:path"
+import { MIN_SECRET_LENGTH } from "../bash/shell-env.ts"
 import type { McpServerSettings } from "../config/schema.ts"
 
-export const mcpDefaults = { startupTimeoutSeconds: 10, toolTimeoutSeconds: 120, trustAnnotations: false } as const
+export const mcpDefaults = { startupTimeoutSeconds: 10, toolTimeoutSeconds: 120, trustAnnotations: false, sampling: false } as const
 
 export type McpEndpoint =
   | {
@@ -29,10 +34,14 @@ export interface McpServerPlan {
   readonly allow: ReadonlyArray<string> | undefined
   readonly deny: ReadonlyArray<string>
   readonly trustAnnotations: boolean
+  /** The server may ask the session's model (each request approved by the operator). */
+  readonly sampling: boolean
   /** How to reach it; a string says why it cannot be started (a missing variable). */
   readonly endpoint: McpEndpoint | string
   /** The endpoint as configured, `${env:…}` unexpanded: what `crystal mcp show` and /mcp print. */
   readonly shown: string
+  /** The values `${env:…}` put into env or headers (at least MIN_SECRET_LENGTH long): redacted wherever a tool's output goes. */
+  readonly secrets: ReadonlyArray<string>
 }
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -41,16 +50,18 @@ const reference = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g
 
 class MissingVariable extends Error {}
 
-const expand = (text: string, env: Env, field: string): string =>
+/** `text` with its references replaced; each value put in is added to `used` when given. */
+const expand = (text: string, env: Env, field: string, used?: Set<string>): string =>
   text.replace(reference, (_, name: string) => {
     const value = env[name]
     if (value === undefined) throw new MissingVariable(`${field} names \${env:${name}}, which is not set`)
+    if (value.trim().length >= MIN_SECRET_LENGTH) used?.add(value.trim())
     return value
   })
 
-const expandMap = (values: Readonly<Record<string, string>> | undefined, env: Env, field: string): Record<string, string> => {
+const expandMap = (values: Readonly<Record<string, string>> | undefined, env: Env, field: string, used: Set<string>): Record<string, string> => {
   const out: Record<string, string> = {}
-  for (const [key, value] of Object.entries(values ?? {})) out[key] = expand(value, env, `${field}.${key}`)
+  for (const [key, value] of Object.entries(values ?? {})) out[key] = expand(value, env, `${field}.${key}`, used)
   return out
 }
 
@@ -69,23 +80,25 @@ export const planServer = (name: string, settings: McpServerSettings, options: {
     toolTimeoutMs: (settings.toolTimeoutSeconds ?? mcpDefaults.toolTimeoutSeconds) * 1000,
     allow: settings.tools?.allow,
     deny: settings.tools?.deny ?? [],
-    trustAnnotations: settings.trustAnnotations ?? mcpDefaults.trustAnnotations
+    trustAnnotations: settings.trustAnnotations ?? mcpDefaults.trustAnnotations,
+    sampling: settings.sampling ?? mcpDefaults.sampling
   }
   const shown = settings.url ?? [settings.command ?? "", ...(settings.args ?? [])].map(quoteArg).join(" ")
+  const secrets = new Set<string>()
   try {
     const endpoint: McpEndpoint =
       settings.url !== undefined
-        ? { kind: "http", url: expand(settings.url, options.env, "url"), headers: expandMap(settings.headers, options.env, "headers") }
+        ? { kind: "http", url: expand(settings.url, options.env, "url"), headers: expandMap(settings.headers, options.env, "headers", secrets) }
         : {
             kind: "stdio",
             command: expand(settings.command ?? "", options.env, "command"),
             args: (settings.args ?? []).map((arg, i) => expand(arg, options.env, `args[${i}]`)),
-            env: { ...options.baseEnv, ...expandMap(settings.env, options.env, "env") },
+            env: { ...options.baseEnv, ...expandMap(settings.env, options.env, "env", secrets) },
             cwd: path.resolve(options.workspace, expand(settings.cwd ?? ".", options.env, "cwd"))
           }
-    return { ...common, endpoint, shown }
+    return { ...common, endpoint, shown, secrets: [...secrets] }
   } catch (error) {
-    if (error instanceof MissingVariable) return { ...common, endpoint: error.message, shown }
+    if (error instanceof MissingVariable) return { ...common, endpoint: error.message, shown, secrets: [] }
     throw error
   }
 }

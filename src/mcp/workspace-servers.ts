@@ -43,8 +43,9 @@ export const canonicalJson = (value: unknown): string => {
   return JSON.stringify(value)
 }
 
+/** What the trust question shows: what it runs or reaches, and whether it may ask the operator's model. */
 const describeServer = (settings: McpServerSettings): string =>
-  settings.url !== undefined ? `HTTP ${settings.url}` : [settings.command ?? "", ...(settings.args ?? [])].join(" ")
+  `${settings.url !== undefined ? `HTTP ${settings.url}` : [settings.command ?? "", ...(settings.args ?? [])].join(" ")}${settings.sampling === true ? " (sampling on: may ask your model)" : ""}`
 
 export const workspaceTrustEntry = (workspace: string, name: string, raw: unknown, settings: McpServerSettings): TrustEntry => ({
   kind: "mcp",

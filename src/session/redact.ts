@@ -40,6 +40,18 @@ export const installSecrets = (values: Iterable<string> | (() => Iterable<string
   longest = secretBuffers.reduce((max, value) => Math.max(max, value.length), 0)
 }
 
+/**
+ * Adds values to the ones installed (an MCP server's `${env:…}` credentials, known only once its
+ * entry is expanded); a deferred list stays deferred. The next installSecrets replaces them too.
+ */
+export const addSecrets = (values: Iterable<string>): void => {
+  const more = [...values].filter((value) => value.length > 0)
+  if (more.length === 0) return
+  const pending = deferred
+  if (pending !== undefined) deferred = () => [...pending(), ...more]
+  else installSecrets([...secrets, ...more])
+}
+
 const settle = (): void => {
   if (deferred !== undefined) installSecrets(deferred())
 }

@@ -1,5 +1,6 @@
 /**
- * `/mcp` (issue 15 item 7): each server's status, transport, tools and last error; `/mcp NAME`
+ * `/mcp` (issue 15 item 7): each server's status, transport, source (config.json or the
+ * workspace's .crystal/mcp.json, as `crystal mcp list` says), tools and last error; `/mcp NAME`
  * lists that server's tools with their descriptions; `/mcp restart NAME` starts it again.
  */
 import * as Effect from "effect/Effect"
@@ -14,7 +15,7 @@ export const serverLines = (server: McpServerView, palette: Palette, detailed: b
   const tools = server.tools.length === 1 ? "1 tool" : `${server.tools.length} tools`
   const via = server.transport === undefined ? "" : ` over ${server.transport}`
   return [
-    `${palette.cyan(server.name)} ${statusColour(palette, server.status)}${via} · ${tools} · ${palette.dim(server.endpoint)}`,
+    `${palette.cyan(server.name)} ${statusColour(palette, server.status)}${via} · ${tools} · ${sourceLabel(server.source)}${server.sampling ? " · sampling on" : ""} · ${palette.dim(server.endpoint)}`,
     ...(server.lastError === undefined ? [] : [`  ${palette.red("last error:")} ${server.lastError}`]),
     ...(detailed
       ? server.tools.map((tool) => `  ${palette.cyan(tool.name)} ${palette.dim((tool.description.split("\n")[0] ?? "").slice(0, 90))}`)
@@ -23,6 +24,9 @@ export const serverLines = (server: McpServerView, palette: Palette, detailed: b
         : [`  ${palette.dim(server.tools.map((tool) => tool.mcpName).join(", "))}`])
   ]
 }
+
+/** The file a server comes from, as `crystal mcp list` names it. */
+export const sourceLabel = (source: McpServerView["source"]): string => (source === "home" ? "config.json" : ".crystal/mcp.json")
 
 const say = (context: CommandContext, lines: ReadonlyArray<string>) => Effect.sync(() => context.print(lines))
 

@@ -49,7 +49,7 @@ describe.runIf(tmuxAvailable())("MCP servers in a terminal session", () => {
     await terminal.waitFor(/The sum is 5\./)
     terminal.type("/mcp")
     terminal.press("Enter")
-    const status = await terminal.waitFor(/everything ready over stdio · \d+ tools/)
+    const status = await terminal.waitFor(/everything ready over stdio · \d+ tools · config\.json · /)
     expect(status).toMatch(/get-sum/)
     terminal.type("/mcp restart everything")
     terminal.press("Enter")

@@ -54,7 +54,7 @@ describe.runIf(tmuxAvailable())("a workspace's MCP servers in a terminal session
       await trusting.waitFor(/wsev (starting|ready)/)
       await new Promise((resolve) => setTimeout(resolve, 250))
     }
-    await trusting.waitFor(/wsev ready over stdio · \d+ tools/)
+    await trusting.waitFor(/wsev ready over stdio · \d+ tools · \.crystal\/mcp\.json · /)
     trusting.press("C-d")
     await fs.access(marker)
     const stored = JSON.parse(await fs.readFile(path.join(sandbox.home, "trust.json"), "utf8")) as { trusted: Array<{ kind: string; name: string }> }

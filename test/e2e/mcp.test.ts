@@ -167,10 +167,10 @@ describe("crystal mcp list|show", () => {
     )
     const table = await runCrystal(sandbox, ["mcp", "list"])
     expect(table.code).toBe(0)
-    expect(table.stdout.split("\n")[0]).toMatch(/^NAME\s+SOURCE\s+TRUSTED\s+TRANSPORT\s+ENABLED\s+TRUST ANNOTATIONS\s+COMMAND OR URL$/)
-    expect(table.stdout).toMatch(/^web\s+config\.json\s+-\s+http\s+no\s+no\s+http:\/\/127\.0\.0\.1:9\/mcp$/m)
+    expect(table.stdout.split("\n")[0]).toMatch(/^NAME\s+SOURCE\s+TRUSTED\s+TRANSPORT\s+ENABLED\s+TRUST ANNOTATIONS\s+SAMPLING\s+COMMAND OR URL$/)
+    expect(table.stdout).toMatch(/^web\s+config\.json\s+-\s+http\s+no\s+no\s+no\s+http:\/\/127\.0\.0\.1:9\/mcp$/m)
     const text = await runCrystal(sandbox, ["mcp", "list", "--format", "text"])
-    expect(text.stdout).toBe(`everything\tconfig.json\t-\tstdio\tyes\tno\t${node} ${everythingServer} stdio\nweb\tconfig.json\t-\thttp\tno\tno\thttp://127.0.0.1:9/mcp\n`)
+    expect(text.stdout).toBe(`everything\tconfig.json\t-\tstdio\tyes\tno\tno\t${node} ${everythingServer} stdio\nweb\tconfig.json\t-\thttp\tno\tno\tno\thttp://127.0.0.1:9/mcp\n`)
     expect(await processesWith(everythingServer)).toEqual([])
   })
 

@@ -5,6 +5,11 @@
 //   progress  sends a progress notification every 300 ms for `steps` steps, then answers
 //   flood     sends `count` progress notifications (with a message) as fast as it can, then answers after `linger` ms
 //   add_tool  registers another tool, which makes the server send tools/list_changed
+//   sample    asks the client's model (sampling/createMessage) whatever capabilities the client declared,
+//             optionally with a 1×1 PNG, waiting at most `timeoutMs` (then it cancels the request; it
+//             lists the roots first, because SDK 1.32 ignores a cancellation of request id 0,
+//             typescript-sdk#2115); answers with the result as JSON, or the error it got
+//   $MCP_PROBE_TOOL  (when set) a tool of that name that echoes its `message`, to make names clash
 // With $MCP_PROBE_STARTS set, the server appends its pid to that file as it starts.
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -60,5 +65,23 @@ server.registerTool("add_tool", { description: "Adds a tool" }, () => {
   server.registerTool("added", { description: "A tool added later" }, () => text("added here"))
   return text("added")
 })
+
+const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+server.registerTool("sample", { description: "Asks the client's model", inputSchema: { prompt: z.string(), image: z.boolean().optional(), timeoutMs: z.number().optional() } }, async ({ prompt, image, timeoutMs }) => {
+  const content = image ? [{ type: "text", text: prompt }, { type: "image", data: pixel, mimeType: "image/png" }] : { type: "text", text: prompt }
+  try {
+    if (timeoutMs !== undefined) await server.server.listRoots()
+    const result = await server.server.createMessage({ messages: [{ role: "user", content }], systemPrompt: "You are the probe.", maxTokens: 64 }, timeoutMs === undefined ? undefined : { timeout: timeoutMs })
+    return text(JSON.stringify(result))
+  } catch (error) {
+    return text(`sampling failed: ${error.message}`)
+  }
+})
+
+if (process.env.MCP_PROBE_TOOL) {
+  server.registerTool(process.env.MCP_PROBE_TOOL, { description: "Echoes from the probe", inputSchema: { message: z.string() } }, ({ message }) =>
+    text(`probe ${process.env.MCP_PROBE_TOOL}: ${message}`)
+  )
+}
 
 await server.connect(new StdioServerTransport())

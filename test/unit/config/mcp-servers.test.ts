@@ -14,7 +14,7 @@ describe("mcpServers in config.json", () => {
     const result = parse({
       mcpServers: {
         files: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "."], env: { A: "${env:A}" }, cwd: ".", someOtherClientsKey: 1 },
-        web: { url: "https://example.com/mcp", headers: { Authorization: "Bearer ${env:TOKEN}" }, enabled: false, startupTimeoutSeconds: 30, toolTimeoutSeconds: 600, tools: { allow: ["a"], deny: ["b"] }, trustAnnotations: true }
+        web: { url: "https://example.com/mcp", headers: { Authorization: "Bearer ${env:TOKEN}" }, enabled: false, startupTimeoutSeconds: 30, toolTimeoutSeconds: 600, tools: { allow: ["a"], deny: ["b"] }, trustAnnotations: true, sampling: true }
       }
     })
     if (Either.isLeft(result)) throw new Error(result.left.message)
@@ -30,6 +30,7 @@ describe("mcpServers in config.json", () => {
     [{ mcpServers: { a: { command: 3 } } }, "mcpServers.a.command: expected string, got 3"],
     [{ mcpServers: { a: { command: "x", startupTimeoutSeconds: 0 } } }, "mcpServers.a.startupTimeoutSeconds: a number of seconds above 0 and at most 86400 (e.g. 30)"],
     [{ mcpServers: { "a b": { command: "x" } } }, 'mcpServers: "a b" is not a server name: 1-32 letters, digits, _ or - (it becomes part of the tool names)'],
+    [{ mcpServers: { a: { command: "x", sampling: "yes" } } }, 'mcpServers.a.sampling: expected boolean, got "yes"'],
     [{ mcpServers: { a: { command: "x", tools: { allow: "echo" } } } }, 'mcpServers.a.tools.allow: expected a list of the server\'s tool names (e.g. ["echo", "get-sum"]), got "echo"']
   ])("a bad entry is one error naming the field: %j", (json, message) => {
     expect(problem(json)).toBe(`/h/config.json: ${message}`)

@@ -196,6 +196,32 @@ describe("MCP server-filesystem", () => {
   })
 })
 
+describe("MCP tool names that clash", () => {
+  it("server probe__x's echo and server probe's x__echo are both mcp__probe__x__echo: the later gets a distinct name, one note names both", async () => {
+    const workspace = await tempDir()
+    const { mcp } = await open({ probe__x: stdio(everythingServer, ["stdio"]), probe: stdio(probeServer, [], { env: { MCP_PROBE_TOOL: "x__echo" } }) }, workspace)
+    const notes = await Effect.runPromise(mcp.beforeTurn)
+    const names = mcp.tools().map((tool) => tool.name)
+    expect(new Set(names).size).toBe(names.length)
+    const renamed = names.find((name) => /^mcp__probe__x__echo_[0-9a-f]{6}$/.test(name))
+    expect(renamed).toBeDefined()
+    expect(notes).toEqual([
+      `MCP tool names clash: server probe__x's tool echo and server probe's tool x__echo are both mcp__probe__x__echo; the first keeps the name, the second is offered as ${renamed}.`
+    ])
+    // Each name calls its own server's tool, and an "allow for this session" of one is not the other's.
+    const ctx = await context(workspace)
+    expect(outputOf(await call(toolNamed(mcp, "mcp__probe__x__echo"), { message: "hi" }, ctx)).text).toBe("Echo: hi")
+    const probeTool = toolNamed(mcp, renamed ?? "")
+    expect(outputOf(await call(probeTool, { message: "hi" }, ctx)).text).toBe("probe x__echo: hi")
+    expect((await Effect.runPromise(probeTool.classify({ message: "hi" } as never, ctx))).grantKey).toBe(renamed)
+    expect(mcp.status().find((server) => server.name === "probe")?.tools.find((tool) => tool.mcpName === "x__echo")?.name).toBe(renamed)
+    // The names stay when the lists are read again, and the clash is not said twice.
+    expect(await Effect.runPromise(mcp.restart("probe"))).toMatch(/^MCP server probe restarted/)
+    expect(mcp.tools().map((tool) => tool.name)).toEqual(expect.arrayContaining(["mcp__probe__x__echo", renamed]))
+    expect(await Effect.runPromise(mcp.beforeTurn)).toEqual([])
+  })
+})
+
 describe("an MCP server without tools", () => {
   it("is ready with none: its tools are not listed, since it did not declare the tools capability", async () => {
     const workspace = await tempDir()
@@ -322,11 +348,19 @@ describe("MCP servers that misbehave", () => {
     }, { timeout: 5000 }).toBe(true)
   })
 
+  it("a caller that answers no sampling (as here: no sample given) tells a server with \"sampling\": true so, not how to turn it on", async () => {
+    const workspace = await tempDir()
+    const { mcp } = await open({ probe: stdio(probeServer, [], { sampling: true }) }, workspace)
+    await Effect.runPromise(mcp.beforeTurn)
+    const answer = outputOf(await call(toolNamed(mcp, "mcp__probe__sample"), { prompt: "hi" }, await context(workspace)))
+    expect(answer.text).toBe("sampling failed: MCP error -32601: Crystal answers no sampling requests here (server probe).")
+  })
+
   it("/mcp restart starts a server again", async () => {
     const workspace = await tempDir()
     const { mcp } = await open({ probe: stdio(probeServer) }, workspace)
     await Effect.runPromise(mcp.beforeTurn)
-    expect(await Effect.runPromise(mcp.restart("probe"))).toMatch(/^MCP server probe restarted: 6 tools \(stdio\)\.$/)
+    expect(await Effect.runPromise(mcp.restart("probe"))).toMatch(/^MCP server probe restarted: 7 tools \(stdio\)\.$/)
     expect(await Effect.runPromise(mcp.restart("nope"))).toBe("/mcp restart: no MCP server is named nope (configured: probe)")
     expect(outputOf(await call(toolNamed(mcp, "mcp__probe__progress"), { steps: 1 }, await context(workspace))).text).toBe("done after 1 steps")
   })

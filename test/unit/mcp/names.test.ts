@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { clientInfo } from "../../../src/mcp/connect.ts"
-import { clipDescription, MAX_TOOL_NAME, MCP_DESCRIPTION_BUDGET, mcpToolName } from "../../../src/mcp/names.ts"
+import { clipDescription, distinctToolName, MAX_TOOL_NAME, MCP_DESCRIPTION_BUDGET, mcpToolName } from "../../../src/mcp/names.ts"
 import { planServer } from "../../../src/mcp/server-config.ts"
 
 describe("MCP tool names", () => {
@@ -28,6 +28,23 @@ describe("MCP tool names", () => {
     expect(a).not.toBe(b)
   })
 
+  it("a name another tool has already is made distinct with a hash, within 64 characters", () => {
+    expect(distinctToolName("a", "b__c", new Set())).toBe("mcp__a__b__c")
+    const taken = new Set([mcpToolName("a", "b__c")])
+    const second = distinctToolName("a__b", "c", taken)
+    expect(second).toMatch(/^mcp__a__b__c_[0-9a-f]{6}$/)
+    // Clipped names: the same first 57 characters and the same hash would meet; the counter parts them.
+    const long = `${"y".repeat(70)}`
+    const clipped = mcpToolName("s", long)
+    expect(clipped).toHaveLength(MAX_TOOL_NAME)
+    const again = distinctToolName("s", long, new Set([clipped]))
+    expect(again).toHaveLength(MAX_TOOL_NAME)
+    expect(again).not.toBe(clipped)
+    const third = distinctToolName("s", long, new Set([clipped, again]))
+    expect(new Set([clipped, again, third]).size).toBe(3)
+    expect(third).toMatch(/^[A-Za-z0-9_-]{64}$/)
+  })
+
   it("clips descriptions to the budget and fills an empty one", () => {
     expect(clipDescription("x".repeat(5000), "f")).toHaveLength(MCP_DESCRIPTION_BUDGET)
     expect(clipDescription("  ", "fallback")).toBe("fallback")
@@ -50,6 +67,15 @@ describe("planServer", () => {
     const http = planServer("b", { url: "https://example.com/mcp", headers: { Authorization: "Bearer ${env:TOKEN}" }, toolTimeoutSeconds: 5 }, options)
     expect(http.endpoint).toEqual({ kind: "http", url: "https://example.com/mcp", headers: { Authorization: "Bearer s3cret" } })
     expect(http.toolTimeoutMs).toBe(5000)
+  })
+
+  it("the values ${env:…} puts into env or headers are the plan's secrets (not args, cwd or url, nor short values)", () => {
+    const env = { TOKEN: "s3cret-token", OTHER: "other-secret-value", SHORT: "abc", DIR: "/some/long/directory" }
+    const stdio = planServer("a", { command: "npx", args: ["--dir=${env:DIR}"], env: { KEY: "${env:TOKEN}", FLAG: "${env:SHORT}" }, cwd: "${env:DIR}" }, { ...options, env })
+    expect(stdio.secrets).toEqual(["s3cret-token"])
+    const http = planServer("b", { url: "https://example.com/${env:DIR}", headers: { Authorization: "Bearer ${env:OTHER}", "X-Key": "${env:TOKEN}" } }, { ...options, env })
+    expect(http.secrets).toEqual(["other-secret-value", "s3cret-token"])
+    expect(planServer("c", { url: "https://x/mcp", headers: { A: "${env:NOPE}" } }, options).secrets).toEqual([])
   })
 
   it("a variable that is not set is the reason the server cannot start", () => {

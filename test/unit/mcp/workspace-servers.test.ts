@@ -39,6 +39,10 @@ describe("reading .crystal/mcp.json", () => {
     expect(first.servers[0]?.trust.describe).toBe("npx -y srv")
     expect(reordered.servers[0]?.trust.hash).toBe(first.servers[0]?.trust.hash)
     expect(changed.servers[0]?.trust.hash).not.toBe(first.servers[0]?.trust.hash)
+    await write(JSON.stringify({ mcpServers: { files: { command: "npx", args: ["-y", "srv"], env: { A: "${env:A}" }, sampling: true } } }))
+    const sampling = readWorkspaceServers(ws, new Set())
+    expect(sampling.servers[0]?.trust.describe).toBe("npx -y srv (sampling on: may ask your model)")
+    expect(sampling.servers[0]?.trust.hash).not.toBe(first.servers[0]?.trust.hash)
   })
 
   it("leaves a name config.json uses to the operator's server, with a note", async () => {
@@ -56,6 +60,8 @@ describe("reading .crystal/mcp.json", () => {
     expect(read.servers).toEqual([])
     expect(read.notes).toHaveLength(1)
     expect(read.notes[0]).toContain(`${read.file}: mcpServers.bad: needs "command"`)
+    await writeTree(ws, { ".crystal/mcp.json": JSON.stringify({ mcpServers: { sampler: { command: "x", sampling: 1 } } }) })
+    expect(readWorkspaceServers(ws, new Set()).notes).toEqual([`${read.file}: mcpServers.sampler.sampling: expected boolean, got 1 (expected {"mcpServers": {"NAME": {"command": ...}}}); its MCP servers are not started`])
     await writeTree(ws, { ".crystal/mcp.json": "{ nope" })
     expect(readWorkspaceServers(ws, new Set()).notes[0]).toMatch(/mcp\.json: not valid JSON .*its MCP servers are not started$/)
   })

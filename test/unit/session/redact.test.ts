@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest"
-import { installSecrets, REDACTED, redactingSink, redactText } from "../../../src/session/redact.ts"
+import { addSecrets, installSecrets, REDACTED, redactingSink, redactText } from "../../../src/session/redact.ts"
 
 const key = "sk-test-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"
 const other = "ghp_0123456789abcdefABCDEF0123456789"
@@ -17,6 +17,16 @@ const streamed = (chunks: ReadonlyArray<string>): string => {
 describe("redactText", () => {
   it("leaves text alone when no secret is known", () => {
     expect(redactText(`OPENAI_API_KEY=${key}`)).toBe(`OPENAI_API_KEY=${key}`)
+  })
+
+  it("addSecrets adds to the installed values, deferred or not; the next installSecrets replaces them all", () => {
+    installSecrets(() => [key])
+    addSecrets([other, ""])
+    expect(redactText(`${key} ${other}`)).toBe(`${REDACTED} ${REDACTED}`)
+    addSecrets(["mcp-token-value-1"])
+    expect(redactText(`${key} ${other} mcp-token-value-1`)).toBe(`${REDACTED} ${REDACTED} ${REDACTED}`)
+    installSecrets([key])
+    expect(redactText(`${key} ${other}`)).toBe(`${REDACTED} ${other}`)
   })
 
   it("replaces every occurrence of every secret", () => {
