@@ -14,7 +14,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import type { Classification } from "../approval/classification.ts"
 import { foreignSchema } from "../tools/params.ts"
-import { defineTool, everyMode, ToolError, workModeOnly, type Tool } from "../tools/tool.ts"
+import { defineTool, everyMode, ToolError, workModeOnly, type Tool, type ToolContext, type ToolOutput } from "../tools/tool.ts"
 import { clipDescription, mcpToolName } from "./names.ts"
 import { toolOutputOf } from "./results.ts"
 import { jsonSchemaChecker } from "../tools/json-schema-check.ts"
@@ -52,6 +52,12 @@ const SDK_TIMEOUT_MS = 2_147_483_647
 
 type CallResult = Awaited<ReturnType<Client["callTool"]>>
 
+/** The SDK's compatibility shape (a bare `toolResult`) is what only pre-2024 servers send. */
+const outputOf = (result: CallResult, name: string, source: string, context: ToolContext): Effect.Effect<ToolOutput> =>
+  Array.isArray(result.content)
+    ? toolOutputOf({ ...result, content: result.content }, name, source, context)
+    : Effect.succeed({ text: JSON.stringify(result["toolResult"] ?? result) })
+
 /** What a failed call says; `timedOut`: Crystal's timer cancelled it. */
 const callFailure = (plan: McpServerPlan, tool: string, error: unknown, timedOut: boolean): ToolError => {
   const message = error instanceof Error ? error.message : String(error)
@@ -77,7 +83,7 @@ export const makeMcpTool = (plan: McpServerPlan, client: Client, tool: McpTool, 
     modes: read ? everyMode : workModeOnly,
     classify: (args) => Effect.succeed(classifyMcpCall(plan, tool, args, name)),
     run: (args, context) =>
-      Effect.async<CallResult, ToolError>((resume) => {
+      Effect.async<ToolOutput, ToolError>((resume) => {
         // One controller for both ends of a call: the timer running out and the turn's interruption.
         const abort = new AbortController()
         let timedOut = false
@@ -99,7 +105,8 @@ export const makeMcpTool = (plan: McpServerPlan, client: Client, tool: McpTool, 
           .then(
             (result) => {
               timer.stop()
-              resume(Effect.succeed(result))
+              // Converted in the same step (no flatMap): this runs on every call.
+              resume(outputOf(result, name, `${plan.name}/${tool.name}`, context))
             },
             (error: unknown) => {
               timer.stop()
@@ -110,13 +117,6 @@ export const makeMcpTool = (plan: McpServerPlan, client: Client, tool: McpTool, 
           timer.stop()
           abort.abort("cancelled by the operator")
         })
-      }).pipe(
-        // The SDK's compatibility shape (a bare `toolResult`) is what only pre-2024 servers send.
-        Effect.flatMap((result) =>
-          Array.isArray(result.content)
-            ? toolOutputOf({ ...result, content: result.content }, name, `${plan.name}/${tool.name}`, context)
-            : Effect.succeed({ text: JSON.stringify(result["toolResult"] ?? result) })
-        )
-      )
+      })
   })
 }

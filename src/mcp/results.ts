@@ -30,53 +30,76 @@ const linkText = (block: Extract<Block, { type: "resource_link" }>): string => {
   return `[resource link ${block.name} ${block.uri}${mime}${description}]`
 }
 
-/** `source` names the call for image markers and notes ("everything/get-tiny-image"). */
-export const toolOutputOf = (result: CallToolResult, toolName: string, source: string, context: ToolContext): Effect.Effect<ToolOutput> =>
-  Effect.gen(function* () {
+/** A block as text; images are the media store's (attachImage). */
+const blockText = (block: Exclude<Block, { type: "image" }>, source: string): string => {
+  switch (block.type) {
+    case "text":
+      return block.text
+    case "audio":
+      return `[audio from ${source} (${block.mimeType}, ${formatSize(base64Size(block.data))}) not shown: Crystal sends no audio]`
+    case "resource":
+      return resourceText(block)
+    case "resource_link":
+      return linkText(block)
+  }
+}
+
+/** An image block through the session's image service: a marker for the text, and its reference. */
+const attachImage = (block: Extract<Block, { type: "image" }>, source: string, context: ToolContext): Effect.Effect<{ readonly text: string; readonly ref?: ImageRef }> =>
+  context.images === undefined
+    ? Effect.succeed({ text: notShown(block, source, "this session keeps no images") })
+    : Effect.match(context.images.attach(Buffer.from(block.data, "base64"), source), {
+        onFailure: (error) => ({ text: notShown(block, source, error.message) }),
+        onSuccess: ({ ref }) => ({ text: `${ref.marker ?? "[Image]"} image from ${source} (${ref.mime})`, ref })
+      })
+
+const notShown = (block: Extract<Block, { type: "image" }>, source: string, why: string): string =>
+  `[image from ${source} (${block.mimeType}, ${formatSize(base64Size(block.data))}) not shown: ${why}]`
+
+/** Structured content joins the text unless a text block already carries the same JSON. */
+const withStructured = (parts: ReadonlyArray<string>, structured: CallToolResult["structuredContent"]): ReadonlyArray<string> => {
+  if (structured === undefined) return parts
+  const json = JSON.stringify(structured)
+  const carried = parts.some((part) => {
+    try {
+      return JSON.stringify(JSON.parse(part)) === json
+    } catch {
+      return false
+    }
+  })
+  return carried ? parts : [...parts, JSON.stringify(structured, null, 2)]
+}
+
+const finish = (result: CallToolResult, parts: ReadonlyArray<string>, images: ReadonlyArray<ImageRef>, toolName: string, context: ToolContext): Effect.Effect<ToolOutput> => {
+  const joined = withStructured(parts, result.structuredContent).join("\n")
+  return Effect.map(capHeadTail(context, toolName, joined === "" ? "(no output)" : joined, BASH_OUTPUT_CAPS), (text) => ({
+    text,
+    ...(images.length > 0 ? { images } : {}),
+    ...(result.isError === true ? { isError: true } : {})
+  }))
+}
+
+/**
+ * `source` names the call for image markers and notes ("everything/get-tiny-image"). A result
+ * without images (most of them) is converted without a generator: this runs on every call, and
+ * its cost is the per-call overhead scripts/bench/mcp.ts measures.
+ */
+export const toolOutputOf = (result: CallToolResult, toolName: string, source: string, context: ToolContext): Effect.Effect<ToolOutput> => {
+  if (!result.content.some((block) => block.type === "image")) {
+    return finish(result, result.content.map((block) => blockText(block as Exclude<Block, { type: "image" }>, source)), [], toolName, context)
+  }
+  return Effect.gen(function* () {
     const parts: Array<string> = []
     const images: Array<ImageRef> = []
     for (const block of result.content) {
-      switch (block.type) {
-        case "text":
-          parts.push(block.text)
-          break
-        case "image": {
-          const attached =
-            context.images === undefined
-              ? undefined
-              : yield* Effect.either(context.images.attach(Buffer.from(block.data, "base64"), source))
-          if (attached !== undefined && attached._tag === "Right") {
-            images.push(attached.right.ref)
-            parts.push(`${attached.right.ref.marker ?? "[Image]"} image from ${source} (${attached.right.ref.mime})`)
-          } else {
-            const why = attached === undefined ? "this session keeps no images" : attached.left.message
-            parts.push(`[image from ${source} (${block.mimeType}, ${formatSize(base64Size(block.data))}) not shown: ${why}]`)
-          }
-          break
-        }
-        case "audio":
-          parts.push(`[audio from ${source} (${block.mimeType}, ${formatSize(base64Size(block.data))}) not shown: Crystal sends no audio]`)
-          break
-        case "resource":
-          parts.push(resourceText(block))
-          break
-        case "resource_link":
-          parts.push(linkText(block))
-          break
+      if (block.type !== "image") {
+        parts.push(blockText(block, source))
+        continue
       }
+      const attached = yield* attachImage(block, source, context)
+      parts.push(attached.text)
+      if (attached.ref !== undefined) images.push(attached.ref)
     }
-    if (result.structuredContent !== undefined) {
-      const json = JSON.stringify(result.structuredContent)
-      const carried = parts.some((part) => {
-        try {
-          return JSON.stringify(JSON.parse(part)) === json
-        } catch {
-          return false
-        }
-      })
-      if (!carried) parts.push(JSON.stringify(result.structuredContent, null, 2))
-    }
-    const joined = parts.join("\n")
-    const text = yield* capHeadTail(context, toolName, joined === "" ? "(no output)" : joined, BASH_OUTPUT_CAPS)
-    return { text, ...(images.length > 0 ? { images } : {}), ...(result.isError === true ? { isError: true } : {}) }
+    return yield* finish(result, parts, images, toolName, context)
   })
+}
