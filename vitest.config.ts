@@ -10,6 +10,9 @@ const markdownAsText: Plugin = {
 export default defineConfig({
   plugins: [markdownAsText],
   test: {
+    // Vitest's default in a run is one worker less than the cores: one on a 2-core CI machine, which
+    // left a core idle while a test waited on a process or a server. Two keep both busy.
+    maxWorkers: 2,
     projects: [
       {
         plugins: [markdownAsText],
