@@ -76,7 +76,7 @@ const makeClient = (options: ConnectOptions): Client => {
   const client = new Client(
     { ...clientInfo },
     {
-      jsonSchemaValidator: lazyOutputValidators,
+      jsonSchemaValidator: lazyOutputValidators(),
       capabilities: { roots: { listChanged: false }, ...(elicit === undefined ? {} : { elicitation: { form: {} } }), ...(sample === undefined ? {} : { sampling: {} }) }
     }
   )

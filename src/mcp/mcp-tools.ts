@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import type { Classification } from "../approval/classification.ts"
+import { redactText } from "../session/redact.ts"
 import { foreignSchema } from "../tools/params.ts"
 import { defineTool, everyMode, ToolError, workModeOnly, type Tool, type ToolContext, type ToolOutput } from "../tools/tool.ts"
 import { clipDescription, mcpToolName } from "./names.ts"
@@ -31,8 +32,13 @@ const argumentsText = (args: unknown): string => {
 export const isOffered = (plan: Pick<McpServerPlan, "allow" | "deny">, tool: string): boolean =>
   (plan.allow === undefined || plan.allow.includes(tool)) && !plan.deny.includes(tool)
 
-/** `name` is the name the model sees (the grant key of "allow for this session"). */
-export const classifyMcpCall = (plan: Pick<McpServerPlan, "name" | "trustAnnotations">, tool: McpTool, args: unknown, name = mcpToolName(plan.name, tool.name)): Classification => {
+/**
+ * "Allow for this session" is keyed by the server and the tool, not by the name the model sees:
+ * a name can pass to another server's tool when the server that held it goes away (clashes).
+ */
+const grantKeyOf = (server: string, tool: string): string => `mcp:${JSON.stringify([server, tool])}`
+
+export const classifyMcpCall = (plan: Pick<McpServerPlan, "name" | "trustAnnotations">, tool: McpTool, args: unknown): Classification => {
   const read = plan.trustAnnotations && tool.annotations?.readOnlyHint === true
   return {
     risk: read ? "low" : "medium",
@@ -40,7 +46,7 @@ export const classifyMcpCall = (plan: Pick<McpServerPlan, "name" | "trustAnnotat
     scope: "workspace",
     summary: `MCP server ${plan.name}: ${tool.name} ${argumentsText(args)}`,
     paths: [],
-    grantKey: name
+    grantKey: grantKeyOf(plan.name, tool.name)
   }
 }
 
@@ -58,6 +64,22 @@ const outputOf = (result: CallResult, name: string, source: string, context: Too
     ? toolOutputOf({ ...result, content: result.content }, name, source, context)
     : Effect.succeed({ text: JSON.stringify(result["toolResult"] ?? result) })
 
+/**
+ * A server's tool schema as the model gets it: with the session's secrets redacted, like its
+ * description and results (a server may put what it got through `${env:…}` anywhere).
+ */
+const redactedSchema = (schema: McpTool["inputSchema"]): McpTool["inputSchema"] => {
+  const text = JSON.stringify(schema)
+  const redacted = redactText(text)
+  if (redacted === text) return schema
+  try {
+    return JSON.parse(redacted) as McpTool["inputSchema"]
+  } catch {
+    // A secret that straddled JSON syntax: offer the tool without its parameters' description.
+    return { type: "object" }
+  }
+}
+
 /** What a failed call says; `timedOut`: Crystal's timer cancelled it. */
 const callFailure = (plan: McpServerPlan, tool: string, error: unknown, timedOut: boolean): ToolError => {
   const message = error instanceof Error ? error.message : String(error)
@@ -74,14 +96,15 @@ const callFailure = (plan: McpServerPlan, tool: string, error: unknown, timedOut
  */
 export const makeMcpTool = (plan: McpServerPlan, client: Client, tool: McpTool, calls: ServerCalls, name = mcpToolName(plan.name, tool.name)): Tool => {
   const read = plan.trustAnnotations && tool.annotations?.readOnlyHint === true
+  const inputSchema = { ...redactedSchema(tool.inputSchema), type: "object" as const }
   const timeoutReason = `no result or progress for ${plan.toolTimeoutMs / 1000} s (toolTimeoutSeconds)`
   return defineTool({
     name,
-    description: clipDescription(tool.description, `${tool.title ?? tool.name} (MCP server ${plan.name})`),
+    description: redactText(clipDescription(tool.description, `${tool.title ?? tool.name} (MCP server ${plan.name})`)),
     // Checked here too, so the model hears exactly what was wrong without a round trip to the server.
-    parameters: foreignSchema({ ...tool.inputSchema, type: "object" }, jsonSchemaChecker({ ...tool.inputSchema, type: "object" })),
+    parameters: foreignSchema(inputSchema, jsonSchemaChecker(inputSchema)),
     modes: read ? everyMode : workModeOnly,
-    classify: (args) => Effect.succeed(classifyMcpCall(plan, tool, args, name)),
+    classify: (args) => Effect.succeed(classifyMcpCall(plan, tool, args)),
     run: (args, context) =>
       Effect.async<ToolOutput, ToolError>((resume) => {
         // One controller for both ends of a call: the timer running out and the turn's interruption.
@@ -115,7 +138,8 @@ export const makeMcpTool = (plan: McpServerPlan, client: Client, tool: McpTool, 
           )
         return Effect.sync(() => {
           timer.stop()
-          abort.abort("cancelled by the operator")
+          // The turn was interrupted: Ctrl+C, or the session closing.
+          abort.abort("cancelled by the client")
         })
       })
   })

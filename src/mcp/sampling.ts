@@ -117,7 +117,9 @@ export const samplingQuestion = (prompt: SamplingPrompt, model: string): Questio
       { label: "Decline", description: "the server is told you declined" }
     ],
     multiSelect: false,
-    allowCustom: false
+    allowCustom: false,
+    // A stray Enter (typing on while the dialog opens) must not spend tokens on the server's prompt.
+    initial: ["Decline"]
   }
 }
 

@@ -21,13 +21,18 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 
-let ajv: AjvJsonSchemaValidator | undefined
-
-/** The SDK's Ajv validator, each schema compiled on its first use. */
-export const lazyOutputValidators: jsonSchemaValidator = {
-  getValidator: <T>(schema: JsonSchemaType): JsonSchemaValidator<T> => {
-    let compiled: JsonSchemaValidator<T> | undefined
-    return (input) => (compiled ??= (ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema))(input)
+/**
+ * The SDK's Ajv validator for one client, made and compiling each schema on first use. One per
+ * client, as the SDK's own default: Ajv caches a schema by its `$id`, and two servers (or one
+ * before and after a restart) may give different schemas the same one.
+ */
+export const lazyOutputValidators = (): jsonSchemaValidator => {
+  let ajv: AjvJsonSchemaValidator | undefined
+  return {
+    getValidator: <T>(schema: JsonSchemaType): JsonSchemaValidator<T> => {
+      let compiled: JsonSchemaValidator<T> | undefined
+      return (input) => (compiled ??= (ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema))(input)
+    }
   }
 }
 

@@ -3,10 +3,11 @@
  * environment Crystal was given (at start, in memory only: the expanded values are never written
  * anywhere), a stdio server's working directory resolved against the workspace, and the defaults
  * filled in. A missing variable makes the server fail with a note naming it; the session goes on.
- * The values `${env:…}` puts into a server's env or headers are credentials as a rule (a token for
- * the server): they are the plan's `secrets`, which join the session's redaction list
- * (src/session/redact.ts), so a server that echoes them never gets them into a session file or a
- * model request.
+ * The values `${env:…}` puts into a server's headers, and into its env under a name that reads like
+ * a credential (…TOKEN, …KEY, …SECRET, …PASSWORD, …AUTH…, …CRED…, on either side), are the plan's
+ * `secrets`, which join the session's redaction list (src/session/redact.ts), so a server that
+ * echoes them never gets them into a session file or a model request. Not every env value: a
+ * copied `"HOME": "${env:HOME}"` would redact every path under the home in every tool's output.
  */
 import * as path from "node:path"
 import { MIN_SECRET_LENGTH } from "../bash/shell-env.ts"
@@ -40,7 +41,7 @@ export interface McpServerPlan {
   readonly endpoint: McpEndpoint | string
   /** The endpoint as configured, `${env:…}` unexpanded: what `crystal mcp show` and /mcp print. */
   readonly shown: string
-  /** The values `${env:…}` put into env or headers (at least MIN_SECRET_LENGTH long): redacted wherever a tool's output goes. */
+  /** The credentials `${env:…}` put into headers or env (at least MIN_SECRET_LENGTH long): redacted wherever a tool's output goes. */
   readonly secrets: ReadonlyArray<string>
 }
 
@@ -50,18 +51,27 @@ const reference = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g
 
 class MissingVariable extends Error {}
 
-/** `text` with its references replaced; each value put in is added to `used` when given. */
-const expand = (text: string, env: Env, field: string, used?: Set<string>): string =>
+const credentialName = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CRED/i
+
+/**
+ * `text` with its references replaced; with `secrets`, each value put in for which `isSecret`
+ * (given the variable's name) holds is added to it.
+ */
+const expand = (text: string, env: Env, field: string, secrets?: { readonly into: Set<string>; readonly isSecret: (variable: string) => boolean }): string =>
   text.replace(reference, (_, name: string) => {
     const value = env[name]
     if (value === undefined) throw new MissingVariable(`${field} names \${env:${name}}, which is not set`)
-    if (value.trim().length >= MIN_SECRET_LENGTH) used?.add(value.trim())
+    if (secrets !== undefined && value.trim().length >= MIN_SECRET_LENGTH && secrets.isSecret(name)) secrets.into.add(value.trim())
     return value
   })
 
-const expandMap = (values: Readonly<Record<string, string>> | undefined, env: Env, field: string, used: Set<string>): Record<string, string> => {
+/** Headers: every value put in is a secret. Env: those where the key or the variable reads like a credential. */
+const expandMap = (values: Readonly<Record<string, string>> | undefined, env: Env, field: "env" | "headers", into: Set<string>): Record<string, string> => {
   const out: Record<string, string> = {}
-  for (const [key, value] of Object.entries(values ?? {})) out[key] = expand(value, env, `${field}.${key}`, used)
+  for (const [key, value] of Object.entries(values ?? {})) {
+    const isSecret = (variable: string) => field === "headers" || credentialName.test(key) || credentialName.test(variable)
+    out[key] = expand(value, env, `${field}.${key}`, { into, isSecret })
+  }
   return out
 }
 

@@ -80,6 +80,8 @@ describe.runIf(tmuxAvailable())("MCP sampling in a terminal session", () => {
       expect(question).toContain("everything: sampling: MCP server everything asks local/test-model for an answer of at most 50")
       expect(question).toContain("System prompt: You are a helpful test server.")
       expect(question).toContain("user: Resource trigger-sampling-request context: name a colour")
+      // The dialog starts on Decline: Send is the option above it.
+      terminal.press("Up")
       terminal.press("Enter")
       await terminal.waitFor(/The server heard cerulean\./, 20_000)
       const requests = fake.requests.filter((request) => request.path === "/v1/chat/completions" && !JSON.stringify(request.body).includes("Name this coding session"))

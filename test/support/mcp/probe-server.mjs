@@ -9,7 +9,8 @@
 //             optionally with a 1×1 PNG, waiting at most `timeoutMs` (then it cancels the request; it
 //             lists the roots first, because SDK 1.32 ignores a cancellation of request id 0,
 //             typescript-sdk#2115); answers with the result as JSON, or the error it got
-//   $MCP_PROBE_TOOL  (when set) a tool of that name that echoes its `message`, to make names clash
+//   $MCP_PROBE_TOOL  (when set) a tool of that name that echoes its `message`, to make names clash;
+//                    $MCP_PROBE_DESCRIPTION is its description
 // With $MCP_PROBE_STARTS set, the server appends its pid to that file as it starts.
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -79,7 +80,7 @@ server.registerTool("sample", { description: "Asks the client's model", inputSch
 })
 
 if (process.env.MCP_PROBE_TOOL) {
-  server.registerTool(process.env.MCP_PROBE_TOOL, { description: "Echoes from the probe", inputSchema: { message: z.string() } }, ({ message }) =>
+  server.registerTool(process.env.MCP_PROBE_TOOL, { description: process.env.MCP_PROBE_DESCRIPTION ?? "Echoes from the probe", inputSchema: { message: z.string() } }, ({ message }) =>
     text(`probe ${process.env.MCP_PROBE_TOOL}: ${message}`)
   )
 }

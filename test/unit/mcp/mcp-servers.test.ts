@@ -213,7 +213,9 @@ describe("MCP tool names that clash", () => {
     expect(outputOf(await call(toolNamed(mcp, "mcp__probe__x__echo"), { message: "hi" }, ctx)).text).toBe("Echo: hi")
     const probeTool = toolNamed(mcp, renamed ?? "")
     expect(outputOf(await call(probeTool, { message: "hi" }, ctx)).text).toBe("probe x__echo: hi")
-    expect((await Effect.runPromise(probeTool.classify({ message: "hi" } as never, ctx))).grantKey).toBe(renamed)
+    const grantOf = async (tool: Tool) => (await Effect.runPromise(tool.classify({ message: "hi" } as never, ctx))).grantKey
+    expect(await grantOf(probeTool)).toBe('mcp:["probe","x__echo"]')
+    expect(await grantOf(toolNamed(mcp, "mcp__probe__x__echo"))).toBe('mcp:["probe__x","echo"]')
     expect(mcp.status().find((server) => server.name === "probe")?.tools.find((tool) => tool.mcpName === "x__echo")?.name).toBe(renamed)
     // The names stay when the lists are read again, and the clash is not said twice.
     expect(await Effect.runPromise(mcp.restart("probe"))).toMatch(/^MCP server probe restarted/)

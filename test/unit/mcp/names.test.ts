@@ -69,10 +69,15 @@ describe("planServer", () => {
     expect(http.toolTimeoutMs).toBe(5000)
   })
 
-  it("the values ${env:…} puts into env or headers are the plan's secrets (not args, cwd or url, nor short values)", () => {
-    const env = { TOKEN: "s3cret-token", OTHER: "other-secret-value", SHORT: "abc", DIR: "/some/long/directory" }
-    const stdio = planServer("a", { command: "npx", args: ["--dir=${env:DIR}"], env: { KEY: "${env:TOKEN}", FLAG: "${env:SHORT}" }, cwd: "${env:DIR}" }, { ...options, env })
-    expect(stdio.secrets).toEqual(["s3cret-token"])
+  it("the values ${env:…} puts into headers, or into env under a credential's name, are the plan's secrets (not args, cwd or url, nor short values)", () => {
+    const env = { TOKEN: "s3cret-token", OTHER: "other-secret-value", SHORT: "abc", DIR: "/some/long/directory", HOME: "/home/someone", GH: "ghp_from_a_plain_name" }
+    const stdio = planServer(
+      "a",
+      { command: "npx", args: ["--dir=${env:DIR}"], env: { KEY: "${env:TOKEN}", FLAG: "${env:SHORT}", HOME: "${env:HOME}", WORK_DIR: "${env:DIR}", GITHUB_PERSONAL_ACCESS_TOKEN: "${env:GH}" }, cwd: "${env:DIR}" },
+      { ...options, env }
+    )
+    // A copied "HOME": "${env:HOME}" must not redact every path under the home.
+    expect(stdio.secrets).toEqual(["s3cret-token", "ghp_from_a_plain_name"])
     const http = planServer("b", { url: "https://example.com/${env:DIR}", headers: { Authorization: "Bearer ${env:OTHER}", "X-Key": "${env:TOKEN}" } }, { ...options, env })
     expect(http.secrets).toEqual(["other-secret-value", "s3cret-token"])
     expect(planServer("c", { url: "https://x/mcp", headers: { A: "${env:NOPE}" } }, options).secrets).toEqual([])

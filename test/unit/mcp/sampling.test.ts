@@ -120,6 +120,7 @@ describe("sampling with \"sampling\": true (server-everything's trigger-sampling
       ].join("\n")
     )
     expect(asked[0]?.options.map((option) => option.label)).toEqual(["Send", "Decline"])
+    expect(asked[0]?.initial).toEqual(["Decline"])
     // One side request: the server's system prompt and message, no tools, maxTokens as asked (under the model's 1024).
     expect(modelRequests).toHaveLength(1)
     const body = modelRequests[0]?.body as ChatBody

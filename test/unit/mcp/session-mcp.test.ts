@@ -16,7 +16,7 @@ import { runTurn } from "../../../src/engine/turn.ts"
 import type { Question } from "../../../src/tools/questions.ts"
 import { installSecrets } from "../../../src/session/redact.ts"
 import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
-import { everythingServer } from "../../support/mcp/servers.ts"
+import { everythingServer, probeServer } from "../../support/mcp/servers.ts"
 import { preparedSession } from "../../support/prepared.ts"
 import { silentRenderer } from "../../support/renderer.ts"
 import { tempDir } from "../../support/temp.ts"
@@ -55,6 +55,31 @@ describe("MCP servers in a session", () => {
     const saved = (await Promise.all(files.map((file) => fs.readFile(path.join(prepared.store.dir, file), "utf8")))).join("\n")
     expect(saved).toContain("TRACKER_TOKEN")
     expect(saved).not.toContain(token)
+  })
+
+  it("a ${env:…} credential a server puts in a tool's description reaches the model redacted", async () => {
+    const token = "mcp-tok-1f9a2c7e55b0d834"
+    const fake = await startFakeLlm()
+    servers.push(fake)
+    const root = await tempDir()
+    const config: Config = {
+      providers: { local: { protocol: "openai-chat", baseURL: `${fake.url}/v1`, models: { m: {} } } },
+      mcpServers: { probe: { command: process.execPath, args: [probeServer], env: { MCP_PROBE_TOOL: "leaky", MCP_PROBE_DESCRIPTION: "Uses ${env:CRYSTAL_TEST_API_TOKEN} to call home" } } }
+    }
+    const prepared = preparedSession(root, config, "local/m")
+    fake.script([{ text: "Fine." }])
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const session = yield* startSession(prepared, { env: { CRYSTAL_TEST_API_TOKEN: token }, renderer: silentRenderer(), operator: headlessOperator })
+          yield* runTurn("hello", { maxSteps: 2 }).pipe(Effect.provide(session.services))
+        })
+      )
+    )
+    const first = fake.requests.find((request) => request.path === "/v1/chat/completions")
+    expect(first?.rawBody).toContain("mcp__probe__leaky")
+    expect(first?.rawBody).toContain("Uses [redacted] to call home")
+    expect(first?.rawBody).not.toContain(token)
   })
 
   it("sampling: the operator approves, the session's model answers in a side request, the answer is the tool's result and nothing else is stored", async () => {
