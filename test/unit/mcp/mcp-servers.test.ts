@@ -246,6 +246,21 @@ describe("output schemas", () => {
     expect(JSON.stringify((await call(toolNamed(mcp, "mcp__s__malformed"), {}, ctx)))).toContain("Failed to validate structured content")
     expect(outputOf(await call(toolNamed(mcp, "mcp__s__good"), {}, ctx)).text).toBe('{"n":1}')
   })
+
+  it("of two servers that give different schemas one $id are each checked against their own", async () => {
+    const workspace = await tempDir()
+    const { mcp } = await open(
+      {
+        a: stdio(structuredServer, [], { env: { STRUCTURED_ID: "urn:example:result", STRUCTURED_FIELD: "n" } }),
+        b: stdio(structuredServer, [], { env: { STRUCTURED_ID: "urn:example:result", STRUCTURED_FIELD: "s" } })
+      },
+      workspace
+    )
+    await Effect.runPromise(mcp.beforeTurn)
+    const ctx = await context(workspace)
+    expect(outputOf(await call(toolNamed(mcp, "mcp__a__good"), {}, ctx)).text).toBe('{"n":1}')
+    expect(outputOf(await call(toolNamed(mcp, "mcp__b__good"), {}, ctx)).text).toBe('{"s":1}')
+  })
 })
 
 describe("MCP servers that misbehave", () => {
