@@ -16,7 +16,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { instancePrefix, markSubreaper, ownStart, processStart, taggedProcesses } from "./process-tree.ts"
+import { ownPidFile, useRunDirectory, writePidFile, type PidRecord } from "./pid-file.ts"
+import { instancePrefix, markSubreaper, processStart, taggedProcesses } from "./process-tree.ts"
 
 const PR_SET_CHILD_SUBREAPER = 36
 
@@ -48,45 +49,6 @@ const becomeSubreaper = async (): Promise<boolean> => {
     // No bun:ffi in this build: the environment tags alone contain the processes.
   }
   return false
-}
-
-
-let runDir: string | undefined
-let pidFile: string | undefined
-
-/** Where this process keeps its pid file and finds those of crystals that died: `<home>/run`. */
-const runDirectory = (home: string): string => path.join(home, "run")
-
-interface PidRecord {
-  readonly pid: number
-  readonly start: string
-  readonly prefix: string
-}
-
-const removePidFile = (): void => {
-  if (pidFile === undefined) return
-  try {
-    fs.rmSync(pidFile, { force: true })
-  } catch {
-    // Nothing to do at exit; the next start removes it once its processes are gone.
-  }
-  pidFile = undefined
-}
-
-const writePidFile = (): void => {
-  if (runDir === undefined || pidFile !== undefined) return
-  const file = path.join(runDir, `${process.pid}.json`)
-  try {
-    fs.mkdirSync(runDir, { recursive: true, mode: 0o700 })
-    const record: PidRecord = { pid: process.pid, start: ownStart, prefix: instancePrefix() }
-    fs.writeFileSync(file, JSON.stringify(record), { mode: 0o600 })
-    pidFile = file
-    // Registered after process-tree.ts's hook (the first spawn tracks its leader later): the
-    // processes are killed first, then the file goes.
-    process.on("exit", removePidFile)
-  } catch {
-    // An unwritable home: containment still holds for every exit but SIGKILL.
-  }
 }
 
 const prepared = Effect.cached(
@@ -146,7 +108,7 @@ export const reapOrphans = (dir: string): ReapReport => {
   for (const name of names) {
     if (!name.endsWith(".json")) continue
     const file = path.join(dir, name)
-    if (file === pidFile) continue
+    if (file === ownPidFile()) continue
     let text: string
     try {
       text = fs.readFileSync(file, "utf8")
@@ -180,10 +142,9 @@ let reapScheduled = false
  * a process exiting sooner does it on its way out.
  */
 export const useHome = (home: string): void => {
-  runDir ??= runDirectory(home)
+  const dir = useRunDirectory(home)
   if (reapScheduled) return
   reapScheduled = true
-  const dir = runDir
   let done = false
   const reap = (): void => {
     if (done) return

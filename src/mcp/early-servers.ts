@@ -15,6 +15,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { useRunDirectory, writePidFile } from "../bash/pid-file.ts"
 import { shellEnvironment } from "../bash/shell-env.ts"
 import type { McpServerSettings } from "../config/schema.ts"
 import { resolveHome } from "../config/paths.ts"
@@ -29,6 +30,8 @@ interface EarlyServer {
 }
 
 let early: Array<EarlyServer> | undefined
+/** A session took the early servers (or found none): nothing is spawned early any more. */
+let taken = false
 
 /** Two commands are the same server when every part of them is equal (environment order aside). */
 export const commandKey = (command: StdioServerCommand): string =>
@@ -50,13 +53,35 @@ const stdioSettings = (entry: unknown): McpServerSettings | undefined =>
     ? (entry as McpServerSettings)
     : undefined
 
+/**
+ * What the shell's environment is made from (src/bash/shell-env.ts), when it has the schema's
+ * shape: a malformed `shellEnv.exclude` must not let a variable the operator excluded through to
+ * a server, even for the moment before the session refuses the config.
+ */
+const shellSettings = (config: Record<string, unknown>): Parameters<typeof shellEnvironment>[0] | undefined => {
+  const shell = config["shellEnv"]
+  const providers = config["providers"]
+  const shellOk =
+    shell === undefined ||
+    (isRecord(shell) &&
+      (shell["inherit"] === undefined || typeof shell["inherit"] === "boolean" || isStrings(shell["inherit"])) &&
+      isStrings(shell["exclude"]) &&
+      isStringMap(shell["set"]))
+  const providersOk =
+    providers === undefined ||
+    (isRecord(providers) && Object.values(providers).every((provider) => isRecord(provider) && (provider["apiKeyEnv"] === undefined || typeof provider["apiKeyEnv"] === "string")))
+  return shellOk && providersOk ? (config as Parameters<typeof shellEnvironment>[0]) : undefined
+}
+
 /** The stdio servers a session started in `cwd` will start, as the session plans them; [] when unsure. */
 export const earlyServerCommands = (env: Env, cwd: string): Array<StdioServerCommand> => {
   try {
     const config: unknown = JSON.parse(fs.readFileSync(path.join(resolveHome(env as NodeJS.ProcessEnv), "config.json"), "utf8"))
     if (!isRecord(config) || !isRecord(config["mcpServers"])) return []
+    const shell = shellSettings(config)
+    if (shell === undefined) return []
     const workspace = fs.realpathSync(cwd)
-    const baseEnv = shellEnvironment(config as Parameters<typeof shellEnvironment>[0], env)
+    const baseEnv = shellEnvironment(shell, env)
     const commands: Array<StdioServerCommand> = []
     for (const [name, entry] of Object.entries(config["mcpServers"])) {
       const settings = stdioSettings(entry)
@@ -71,10 +96,29 @@ export const earlyServerCommands = (env: Env, cwd: string): Array<StdioServerCom
   }
 }
 
+/**
+ * Until the session's own handlers are in place (layers/runtime.ts), a Ctrl+C, SIGTERM, SIGHUP or
+ * SIGQUIT would end Crystal without its exit hook, and leave the servers (each in a session of its
+ * own, out of the terminal's reach) running: exit as the signal would, through the hook. A handler
+ * installed later takes over: this one then does nothing.
+ */
+const exitSignals = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129, SIGQUIT: 131 } as const
+
+const exitOnSignalMeanwhile = (): void => {
+  for (const [signal, code] of Object.entries(exitSignals)) {
+    const onSignal = () => {
+      if (process.listenerCount(signal) === 1) process.exit(code)
+    }
+    process.on(signal, onSignal)
+  }
+}
+
 /** Spawns config.json's stdio servers for the session about to start in `cwd`. */
 export const startEarlyServers = (env: Env, cwd: string): void => {
+  if (taken) return
   const commands = earlyServerCommands(env, cwd)
   if (commands.length === 0) return
+  exitOnSignalMeanwhile()
   early = commands.flatMap((command) => {
     try {
       return [{ key: commandKey(command), process: startServerProcess(command) }]
@@ -83,6 +127,9 @@ export const startEarlyServers = (env: Env, cwd: string): void => {
       return []
     }
   })
+  // After the spawns (their exit hook goes first): a SIGKILLed crystal's servers are reaped by the next one.
+  useRunDirectory(resolveHome(env as NodeJS.ProcessEnv))
+  writePidFile()
 }
 
 /**
@@ -93,12 +140,13 @@ export const startEarlyServers = (env: Env, cwd: string): void => {
 export const takeEarlyServers = (commands: ReadonlyArray<StdioServerCommand>, graceMs: number): Array<ServerProcess | undefined> => {
   const servers = early ?? []
   early = undefined
-  const taken = commands.map((command) => {
+  taken = true
+  const handed = commands.map((command) => {
     const key = commandKey(command)
     const at = servers.findIndex((server) => server.key === key)
     return at < 0 ? undefined : servers.splice(at, 1)[0]?.process
   })
   // Not awaited: a server slow to die must not hold the session; the exit hook backs this up.
   for (const server of servers) void server.process.kill(graceMs)
-  return taken
+  return handed
 }
