@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { jsonLines, makeSandbox, runCrystal, writeLocalConfig } from "../support/crystal.ts"
 import { useFakeServers } from "../support/fake-servers.ts"
-import { everythingServer, probeServer, silentServer, startEverythingHttp } from "../support/mcp/servers.ts"
+import { everythingServer, probeServer, silentServer, startEverythingHttp, testMarker } from "../support/mcp/servers.ts"
 import { processesWith } from "../support/processes.ts"
 
 const fakeServer = useFakeServers()
@@ -110,12 +110,13 @@ describe("MCP servers in crystal run", () => {
   it("a server that never answers initialize delays the first request at most its startupTimeoutSeconds, with a note", async () => {
     const sandbox = await makeSandbox()
     const fake = await fakeServer()
-    await writeLocalConfig(sandbox, fake.url, { mcpServers: { silent: { command: node, args: [silentServer], startupTimeoutSeconds: 1 } } })
+    const marker = testMarker()
+    await writeLocalConfig(sandbox, fake.url, { mcpServers: { silent: { command: node, args: [silentServer, marker], startupTimeoutSeconds: 1 } } })
     fake.script([{ text: "Hello." }])
     const result = await runCrystal(sandbox, ["run", "hi"])
     expect(result.code).toBe(0)
     expect(result.stderr).toContain("MCP server silent is still starting after 1 s (startupTimeoutSeconds); its tools join when it is ready.")
-    expect(await processesWith(silentServer)).toEqual([])
+    expect(await processesWith(marker)).toEqual([])
   })
 
   it("a server that dies mid-call is a tool error; the turn goes on", async () => {
@@ -135,7 +136,8 @@ describe("MCP servers in crystal run", () => {
     const sandbox = await makeSandbox()
     const fake = await fakeServer()
     const log = path.join(sandbox.workspace, "probe.log")
-    await writeLocalConfig(sandbox, fake.url, { mcpServers: { probe: { command: node, args: [probeServer], env: { MCP_PROBE_LOG: log } } } })
+    const marker = testMarker()
+    await writeLocalConfig(sandbox, fake.url, { mcpServers: { probe: { command: node, args: [probeServer, marker], env: { MCP_PROBE_LOG: log } } } })
     fake.script([{ toolCalls: [{ name: "mcp__probe__spawn", arguments: {} }] }, { text: "Spawned." }])
     const result = await runCrystal(sandbox, ["run", "--approval", "full", "spawn"])
     expect(result.code).toBe(0)
@@ -143,7 +145,7 @@ describe("MCP servers in crystal run", () => {
     expect(pids).toHaveLength(2)
     const alive = await Promise.all(pids.map((pid) => fs.readFile(`/proc/${pid}/stat`, "utf8").then((stat) => !/\) [ZX] /.test(stat), () => false)))
     expect(alive).toEqual([false, false])
-    expect(await processesWith(probeServer)).toEqual([])
+    expect(await processesWith(marker)).toEqual([])
   })
 
   it("a bad mcpServers entry refuses to start with one line naming the field", async () => {
@@ -161,30 +163,32 @@ describe("MCP servers in crystal run", () => {
 describe("crystal mcp list|show", () => {
   it("lists the configured servers without starting them, as a table or text", async () => {
     const sandbox = await makeSandbox()
+    const marker = testMarker()
     await fs.writeFile(
       path.join(sandbox.home, "config.json"),
-      JSON.stringify({ mcpServers: { everything: { command: node, args: [everythingServer, "stdio"] }, web: { url: "http://127.0.0.1:9/mcp", enabled: false } } })
+      JSON.stringify({ mcpServers: { everything: { command: node, args: [everythingServer, "stdio", marker] }, web: { url: "http://127.0.0.1:9/mcp", enabled: false } } })
     )
     const table = await runCrystal(sandbox, ["mcp", "list"])
     expect(table.code).toBe(0)
     expect(table.stdout.split("\n")[0]).toMatch(/^NAME\s+SOURCE\s+TRUSTED\s+TRANSPORT\s+ENABLED\s+TRUST ANNOTATIONS\s+SAMPLING\s+COMMAND OR URL$/)
     expect(table.stdout).toMatch(/^web\s+config\.json\s+-\s+http\s+no\s+no\s+no\s+http:\/\/127\.0\.0\.1:9\/mcp$/m)
     const text = await runCrystal(sandbox, ["mcp", "list", "--format", "text"])
-    expect(text.stdout).toBe(`everything\tconfig.json\t-\tstdio\tyes\tno\tno\t${node} ${everythingServer} stdio\nweb\tconfig.json\t-\thttp\tno\tno\tno\thttp://127.0.0.1:9/mcp\n`)
-    expect(await processesWith(everythingServer)).toEqual([])
+    expect(text.stdout).toBe(`everything\tconfig.json\t-\tstdio\tyes\tno\tno\t${node} ${everythingServer} stdio ${marker}\nweb\tconfig.json\t-\thttp\tno\tno\tno\thttp://127.0.0.1:9/mcp\n`)
+    expect(await processesWith(marker)).toEqual([])
   })
 
   it("show NAME starts the server, lists its tools as the model sees them and stops it; a failing one exits 1 with its reason", async () => {
     const sandbox = await makeSandbox()
+    const marker = testMarker()
     await fs.writeFile(
       path.join(sandbox.home, "config.json"),
-      JSON.stringify({ mcpServers: { everything: { command: node, args: [everythingServer, "stdio"] }, gone: { command: "crystal-no-such-server" } } })
+      JSON.stringify({ mcpServers: { everything: { command: node, args: [everythingServer, "stdio", marker] }, gone: { command: "crystal-no-such-server" } } })
     )
     const shown = await runCrystal(sandbox, ["mcp", "show", "everything", "--format", "text"])
     expect(shown.code).toBe(0)
     expect(shown.stdout).toContain("status\tready\n")
     expect(shown.stdout).toMatch(/^mcp__everything__get-sum\tget-sum\tReturns the sum of two numbers$/m)
-    expect(await processesWith(everythingServer)).toEqual([])
+    expect(await processesWith(marker)).toEqual([])
     const gone = await runCrystal(sandbox, ["mcp", "show", "gone"])
     expect(gone.code).toBe(1)
     expect(gone.stderr).toBe("crystal: MCP server gone: crystal-no-such-server: command not found\n")

@@ -5,13 +5,13 @@
 //   progress  sends a progress notification every 300 ms for `steps` steps, then answers
 //   flood     sends `count` progress notifications (with a message) as fast as it can, then answers after `linger` ms
 //   add_tool  registers another tool, which makes the server send tools/list_changed
+//   contain   answers with its CRYSTAL_CONTAIN tag (which of Crystal's spawns it is)
 //   sample    asks the client's model (sampling/createMessage) whatever capabilities the client declared,
 //             optionally with a 1×1 PNG, waiting at most `timeoutMs` (then it cancels the request; it
 //             lists the roots first, because SDK 1.32 ignores a cancellation of request id 0,
 //             typescript-sdk#2115); answers with the result as JSON, or the error it got
 //   $MCP_PROBE_TOOL  (when set) a tool of that name that echoes its `message`, to make names clash;
 //                    $MCP_PROBE_DESCRIPTION is its description
-// With $MCP_PROBE_STARTS set, the server appends its pid to that file as it starts.
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -21,7 +21,6 @@ import { z } from "zod"
 const log = (line) => {
   if (process.env.MCP_PROBE_LOG) fs.appendFileSync(process.env.MCP_PROBE_LOG, `${line}\n`)
 }
-if (process.env.MCP_PROBE_STARTS) fs.appendFileSync(process.env.MCP_PROBE_STARTS, `${process.pid}\n`)
 const server = new McpServer({ name: "probe", version: "1.0.0" })
 const text = (value) => ({ content: [{ type: "text", text: value }] })
 
@@ -62,6 +61,9 @@ server.registerTool("flood", { description: "Floods progress", inputSchema: { co
   await new Promise((resolve) => setTimeout(resolve, linger))
   return text(`sent ${count}`)
 })
+server.registerTool("contain", { description: "Says which of Crystal's spawns this process is (its CRYSTAL_CONTAIN tag)" }, () =>
+  text(process.env.CRYSTAL_CONTAIN ?? "untagged")
+)
 server.registerTool("add_tool", { description: "Adds a tool" }, () => {
   server.registerTool("added", { description: "A tool added later" }, () => text("added here"))
   return text("added")

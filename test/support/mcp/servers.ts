@@ -1,5 +1,6 @@
 /** The MCP servers the tests run: the reference ones from npm and the probe scripts of this folder. */
 import { spawn, type ChildProcess } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import * as net from "node:net"
 import * as path from "node:path"
 
@@ -11,6 +12,13 @@ export const probeServer = path.join(root, "test", "support", "mcp", "probe-serv
 export const silentServer = path.join(root, "test", "support", "mcp", "silent-server.mjs")
 export const promptsOnlyServer = path.join(root, "test", "support", "mcp", "prompts-only-server.mjs")
 export const structuredServer = path.join(root, "test", "support", "mcp", "structured-server.mjs")
+
+/**
+ * An argument of its own for one test's server (every server here ignores it): what a machine-wide
+ * process check looks for, so that a server of another test file, in the other worker, is never
+ * counted.
+ */
+export const testMarker = (): string => `--crystal-test-${randomUUID()}`
 
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {

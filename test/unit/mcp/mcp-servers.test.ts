@@ -18,7 +18,7 @@ import { planServer } from "../../../src/mcp/server-config.ts"
 import { isProcessAlive } from "../../../src/bash/process-tree.ts"
 import { makeSpill } from "../../../src/tools/spill.ts"
 import type { Tool, ToolContext, ToolOutput, ToolProgress } from "../../../src/tools/tool.ts"
-import { everythingServer, filesystemServer, probeServer, promptsOnlyServer, silentServer, startEverythingHttp, structuredServer } from "../../support/mcp/servers.ts"
+import { everythingServer, filesystemServer, probeServer, promptsOnlyServer, silentServer, startEverythingHttp, structuredServer, testMarker } from "../../support/mcp/servers.ts"
 import { processesWith } from "../../support/processes.ts"
 import { tempDir } from "../../support/temp.ts"
 
@@ -266,16 +266,17 @@ describe("output schemas", () => {
 describe("MCP servers that misbehave", () => {
   it("a server that never answers initialize holds the first turn at most startupTimeoutSeconds, with a note", async () => {
     const workspace = await tempDir()
-    const { mcp, scope } = await open({ silent: stdio(silentServer, [], { startupTimeoutSeconds: 0.5 }), everything: stdio(everythingServer, ["stdio"]) }, workspace)
+    const marker = testMarker()
+    const { mcp, scope } = await open({ silent: stdio(silentServer, [marker], { startupTimeoutSeconds: 0.5 }), everything: stdio(everythingServer, ["stdio"]) }, workspace)
     const notes = await Effect.runPromise(mcp.beforeTurn)
     expect(notes).toEqual(["MCP server silent is still starting after 0.5 s (startupTimeoutSeconds); its tools join when it is ready."])
     expect(mcp.status().find((server) => server.name === "silent")?.status).toBe("starting")
     expect(mcp.tools().some((tool) => tool.name === "mcp__everything__echo")).toBe(true)
-    expect(await processesWith(silentServer)).toHaveLength(1)
+    expect(await processesWith(marker)).toHaveLength(1)
     // Closing the session while it still starts kills it, without waiting for initialize to time out.
     await Effect.runPromise(Scope.close(scope, Exit.void))
     scopes.splice(scopes.indexOf(scope), 1)
-    expect(await processesWith(silentServer)).toEqual([])
+    expect(await processesWith(marker)).toEqual([])
   })
 
   it("a missing ${env:VAR} or command is one note naming the server and the reason", async () => {
