@@ -66,7 +66,8 @@ describe("MCP progress through the executor", () => {
   it("a server flooding progress reaches the renderer throttled", async () => {
     const { run, progress } = await session()
     const started = performance.now()
-    const output = await run("f1", "mcp__probe__flood", { count: 2000, linger: 600 })
+    // The server waits 2 s before its result: time for a loaded machine to work through the backlog.
+    const output = await run("f1", "mcp__probe__flood", { count: 2000, linger: 2000 })
     const elapsed = performance.now() - started
     expect(output.text).toBe("sent 2000")
     expect(progress[0]).toMatchObject({ callId: "f1", progress: 1, total: 2000, message: "item 1" })
