@@ -9,6 +9,7 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { headlessOperator } from "../../../layers/headless.ts"
+import type { PreparedSession } from "../../../layers/prepare.ts"
 import { startSession } from "../../../layers/session.ts"
 import type { Config } from "../../../src/config/schema.ts"
 import type { OperatorShape } from "../../../src/engine/operator.ts"
@@ -27,27 +28,35 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()))
 })
 
+/** A fake model, and a session prepared with a config naming `mcpServers` (and its approval mode, when given). */
+const setUp = async (mcpServers: Config["mcpServers"], approval?: PreparedSession["document"]["approval"]) => {
+  const fake = await startFakeLlm()
+  servers.push(fake)
+  const config: Config = { providers: { local: { protocol: "openai-chat", baseURL: `${fake.url}/v1`, models: { m: {} } } }, mcpServers }
+  const prepared = preparedSession(await tempDir(), config, "local/m")
+  return { fake, prepared: approval === undefined ? prepared : { ...prepared, document: { ...prepared.document, approval } } }
+}
+
+/** One turn of a session started from `prepared`, as layers/session.ts starts it. */
+const oneTurn = (prepared: PreparedSession, prompt: string, host: { readonly env: Record<string, string>; readonly operator: OperatorShape }) =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const session = yield* startSession(prepared, { env: host.env, renderer: silentRenderer(), operator: host.operator })
+        yield* runTurn(prompt, { maxSteps: 5 }).pipe(Effect.provide(session.services))
+      })
+    )
+  )
+
 describe("MCP servers in a session", () => {
   it("a ${env:…} value given to a server's env is redacted from its tool output: not in the session file, not in the next request", async () => {
     const token = "mcp-tok-7d41c2b9e0a35f68"
-    const fake = await startFakeLlm()
-    servers.push(fake)
-    const root = await tempDir()
-    const config: Config = {
-      providers: { local: { protocol: "openai-chat", baseURL: `${fake.url}/v1`, models: { m: {} } } },
-      mcpServers: { everything: { command: process.execPath, args: [everythingServer, "stdio"], env: { TRACKER_TOKEN: "${env:CRYSTAL_TEST_TRACKER_TOKEN}" } } }
-    }
-    const prepared = preparedSession(root, config, "local/m")
-    const full = { ...prepared, document: { ...prepared.document, approval: "full" as const } }
-    fake.script([{ toolCalls: [{ name: "mcp__everything__get-env", arguments: {} }] }, { text: "Printed." }])
-    await Effect.runPromise(
-      Effect.scoped(
-        Effect.gen(function* () {
-          const session = yield* startSession(full, { env: { CRYSTAL_TEST_TRACKER_TOKEN: token }, renderer: silentRenderer(), operator: headlessOperator })
-          yield* runTurn("print the server's environment", { maxSteps: 5 }).pipe(Effect.provide(session.services))
-        })
-      )
+    const { fake, prepared } = await setUp(
+      { everything: { command: process.execPath, args: [everythingServer, "stdio"], env: { TRACKER_TOKEN: "${env:CRYSTAL_TEST_TRACKER_TOKEN}" } } },
+      "full"
     )
+    fake.script([{ toolCalls: [{ name: "mcp__everything__get-env", arguments: {} }] }, { text: "Printed." }])
+    await oneTurn(prepared, "print the server's environment", { env: { CRYSTAL_TEST_TRACKER_TOKEN: token }, operator: headlessOperator })
     const second = fake.requests.filter((request) => request.path === "/v1/chat/completions")[1]
     expect(second?.rawBody).toContain('\\"TRACKER_TOKEN\\": \\"[redacted]\\"')
     expect(second?.rawBody).not.toContain(token)
@@ -59,23 +68,11 @@ describe("MCP servers in a session", () => {
 
   it("a ${env:…} credential a server puts in a tool's description reaches the model redacted", async () => {
     const token = "mcp-tok-1f9a2c7e55b0d834"
-    const fake = await startFakeLlm()
-    servers.push(fake)
-    const root = await tempDir()
-    const config: Config = {
-      providers: { local: { protocol: "openai-chat", baseURL: `${fake.url}/v1`, models: { m: {} } } },
-      mcpServers: { probe: { command: process.execPath, args: [probeServer], env: { MCP_PROBE_TOOL: "leaky", MCP_PROBE_DESCRIPTION: "Uses ${env:CRYSTAL_TEST_API_TOKEN} to call home" } } }
-    }
-    const prepared = preparedSession(root, config, "local/m")
+    const { fake, prepared } = await setUp({
+      probe: { command: process.execPath, args: [probeServer], env: { MCP_PROBE_TOOL: "leaky", MCP_PROBE_DESCRIPTION: "Uses ${env:CRYSTAL_TEST_API_TOKEN} to call home" } }
+    })
     fake.script([{ text: "Fine." }])
-    await Effect.runPromise(
-      Effect.scoped(
-        Effect.gen(function* () {
-          const session = yield* startSession(prepared, { env: { CRYSTAL_TEST_API_TOKEN: token }, renderer: silentRenderer(), operator: headlessOperator })
-          yield* runTurn("hello", { maxSteps: 2 }).pipe(Effect.provide(session.services))
-        })
-      )
-    )
+    await oneTurn(prepared, "hello", { env: { CRYSTAL_TEST_API_TOKEN: token }, operator: headlessOperator })
     const first = fake.requests.find((request) => request.path === "/v1/chat/completions")
     expect(first?.rawBody).toContain("mcp__probe__leaky")
     expect(first?.rawBody).toContain("Uses [redacted] to call home")
@@ -83,14 +80,7 @@ describe("MCP servers in a session", () => {
   })
 
   it("sampling: the operator approves, the session's model answers in a side request, the answer is the tool's result and nothing else is stored", async () => {
-    const fake = await startFakeLlm()
-    servers.push(fake)
-    const root = await tempDir()
-    const config: Config = {
-      providers: { local: { protocol: "openai-chat", baseURL: `${fake.url}/v1`, models: { m: {} } } },
-      mcpServers: { everything: { command: process.execPath, args: [everythingServer, "stdio"], sampling: true } }
-    }
-    const prepared = preparedSession(root, config, "local/m")
+    const { fake, prepared } = await setUp({ everything: { command: process.execPath, args: [everythingServer, "stdio"], sampling: true } })
     const asked: Array<Question> = []
     const operator: OperatorShape = {
       confirm: (_question, answer) => Effect.succeed(answer),
@@ -106,14 +96,7 @@ describe("MCP servers in a session", () => {
       { text: "Ultramarine." },
       { text: "The server's model said ultramarine." }
     ])
-    await Effect.runPromise(
-      Effect.scoped(
-        Effect.gen(function* () {
-          const session = yield* startSession(prepared, { env: {}, renderer: silentRenderer(), operator })
-          yield* runTurn("ask the server to sample", { maxSteps: 5 }).pipe(Effect.provide(session.services))
-        })
-      )
-    )
+    await oneTurn(prepared, "ask the server to sample", { env: {}, operator })
     expect(asked.map((question) => question.header)).toEqual(["everything: sampling"])
     const requests = fake.requests.filter((request) => request.path === "/v1/chat/completions")
     expect(requests).toHaveLength(3)
