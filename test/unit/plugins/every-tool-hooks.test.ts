@@ -49,6 +49,7 @@ const sampleArguments: Readonly<Record<string, unknown>> = {
   mcp__probe__spawn: {},
   mcp__probe__progress: { steps: 1 },
   mcp__probe__flood: { count: 1, linger: 0 },
+  mcp__probe__contain: {},
   mcp__probe__add_tool: {},
   mcp__probe__sample: { prompt: "hi" }
 }
