@@ -12,7 +12,7 @@ let runDir: string | undefined
 let pidFile: string | undefined
 
 /** Where this process keeps its pid file and finds those of crystals that died: `<home>/run`. */
-export const runDirectory = (home: string): string => path.join(home, "run")
+const runDirectory = (home: string): string => path.join(home, "run")
 
 export interface PidRecord {
   readonly pid: number
@@ -45,7 +45,6 @@ export const writePidFile = (): void => {
     // An unwritable home: containment still holds for every exit but SIGKILL.
   }
 }
-
 
 /** Names the home whose run directory holds the pid file (the first one named stays); gives that directory. */
 export const useRunDirectory = (home: string): string => (runDir ??= runDirectory(home))

@@ -7,10 +7,25 @@
  * entry.ts it ran only after the chunk Effect shares with the other commands
  * (test/unit/startup-bundle.test.ts).
  */
+import { closingSignals, signalExitCode } from "../../layers/exit-code.ts"
 import { startEarlyServers } from "../mcp/early-servers.ts"
 import { parseFast } from "./fast-args.ts"
 
+/**
+ * Until the runtime's own handlers are in place (layers/runtime.ts), a Ctrl+C, SIGTERM, SIGHUP or
+ * SIGQUIT would end Crystal without its exit hook and leave the servers (each in a session of its
+ * own, out of the terminal's reach) running: exit as the runtime would, through the hook. Once a
+ * handler of the runtime's is installed, this one does nothing.
+ */
+const exitOnSignalMeanwhile = (): void => {
+  for (const signal of closingSignals) {
+    process.on(signal, () => {
+      if (process.listenerCount(signal) === 1) process.exit(signalExitCode(signal))
+    })
+  }
+}
+
 const invocation = parseFast(process.argv.slice(2))
 if (invocation !== undefined && invocation._tag !== "Space" && invocation.flags.resume === undefined && !invocation.flags.continue) {
-  startEarlyServers(process.env, process.cwd())
+  if (startEarlyServers(process.env, process.cwd())) exitOnSignalMeanwhile()
 }

@@ -96,29 +96,11 @@ export const earlyServerCommands = (env: Env, cwd: string): Array<StdioServerCom
   }
 }
 
-/**
- * Until the session's own handlers are in place (layers/runtime.ts), a Ctrl+C, SIGTERM, SIGHUP or
- * SIGQUIT would end Crystal without its exit hook, and leave the servers (each in a session of its
- * own, out of the terminal's reach) running: exit as the signal would, through the hook. A handler
- * installed later takes over: this one then does nothing.
- */
-const exitSignals = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129, SIGQUIT: 131 } as const
-
-const exitOnSignalMeanwhile = (): void => {
-  for (const [signal, code] of Object.entries(exitSignals)) {
-    const onSignal = () => {
-      if (process.listenerCount(signal) === 1) process.exit(code)
-    }
-    process.on(signal, onSignal)
-  }
-}
-
-/** Spawns config.json's stdio servers for the session about to start in `cwd`. */
-export const startEarlyServers = (env: Env, cwd: string): void => {
-  if (taken) return
+/** Spawns config.json's stdio servers for the session about to start in `cwd`; whether it spawned any. */
+export const startEarlyServers = (env: Env, cwd: string): boolean => {
+  if (taken) return false
   const commands = earlyServerCommands(env, cwd)
-  if (commands.length === 0) return
-  exitOnSignalMeanwhile()
+  if (commands.length === 0) return false
   early = commands.flatMap((command) => {
     try {
       return [{ key: commandKey(command), process: startServerProcess(command) }]
@@ -130,6 +112,7 @@ export const startEarlyServers = (env: Env, cwd: string): void => {
   // After the spawns (their exit hook goes first): a SIGKILLed crystal's servers are reaped by the next one.
   useRunDirectory(resolveHome(env as NodeJS.ProcessEnv))
   writePidFile()
+  return early.length > 0
 }
 
 /**

@@ -1,8 +1,7 @@
-// Run with Bun: spawns config.json's stdio servers as Crystal's start does (src/mcp/early-servers.ts),
-// says so, then idles with no session and no runtime signal handlers, as Crystal's first
-// milliseconds do, until a signal ends it.
-import { startEarlyServers } from "../../../src/mcp/early-servers.ts"
+// Run with Bun as `bun early-start-child.ts run hi`: Crystal's early MCP start (src/cli/early-mcp.ts,
+// which reads these arguments) spawns config.json's stdio servers, then the child says so and
+// idles with no session and no runtime, as Crystal's first milliseconds do, until a signal ends it.
+import "../../../src/cli/early-mcp.ts"
 
-startEarlyServers(process.env, process.cwd())
 process.stdout.write("spawned\n")
 setInterval(() => {}, 1000)

@@ -72,7 +72,7 @@ describe("early MCP servers", () => {
   it("a signal in Crystal's first milliseconds, before the session's handlers, exits as the signal would and leaves no server", async () => {
     const mark = uniqueSleep()
     const { env, workspace } = await homeWith({ mcpServers: { a: { command: "sleep", args: [mark] } } })
-    const child = spawn(bun, [earlyStartChild], { cwd: workspace, env, stdio: ["ignore", "pipe", "inherit"] })
+    const child = spawn(bun, [earlyStartChild, "run", "hi"], { cwd: workspace, env, stdio: ["ignore", "pipe", "inherit"] })
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
     await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()))
     expect(await waitForProcesses(`sleep\u0000${mark}`, (n) => n === 1)).toHaveLength(1)
