@@ -20,28 +20,9 @@ import type { HookPipeline } from "../plugins/pipeline.ts"
 import { newItemId } from "../session/ids.ts"
 import type { FinishReason, ImageRef, TranscriptItem } from "../session/items.ts"
 import { redactText } from "../session/redact.ts"
+import type { SamplingAnswer, SamplingPrompt } from "../mcp/sampling.ts"
 import { sideRequest } from "./side-request.ts"
 
-/** One message of the server's request, its content in order. */
-export interface SamplingMessage {
-  readonly role: "user" | "assistant"
-  readonly parts: ReadonlyArray<{ readonly type: "text"; readonly text: string } | { readonly type: "image"; readonly mime: string; readonly base64: string }>
-}
-
-export interface SamplingPrompt {
-  readonly server: string
-  readonly system: string
-  readonly messages: ReadonlyArray<SamplingMessage>
-  readonly maxTokens: number
-}
-
-export interface SamplingAnswer {
-  readonly text: string
-  /** "provider/model" that answered. */
-  readonly model: string
-  /** MCP's stopReason: endTurn, maxTokens, or Crystal's finish reason as it is. */
-  readonly stopReason: string
-}
 
 /** Why the request got no answer, for the server (a JSON-RPC error) and a note. */
 export class SamplingFailed extends Schema.TaggedError<SamplingFailed>()("SamplingFailed", {

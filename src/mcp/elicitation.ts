@@ -8,6 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { Question, QuestionAnswer, QuestionAsker } from "../tools/questions.ts"
+import { clip } from "./names.ts"
 
 export type ElicitAnswer =
   | { readonly action: "accept"; readonly content: Record<string, string | number | boolean | Array<string>> }
@@ -41,8 +42,6 @@ const kindOf = (property: Schema): { kind: FieldKind; choices: ReadonlyArray<str
   if (property["type"] === "number" || property["type"] === "integer" || property["type"] === "boolean") return { kind: property["type"], choices: [] }
   return undefined
 }
-
-const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
 
 const serversDefault = "the server's default"
 

@@ -49,7 +49,10 @@ export const distinctToolName = (server: string, tool: string, taken: { readonly
   }
 }
 
+/** `text` within `max` characters, an ellipsis marking a cut. */
+export const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
+
 export const clipDescription = (text: string | undefined, fallback: string): string => {
   const description = (text ?? "").trim() === "" ? fallback : (text ?? "").trim()
-  return description.length <= MCP_DESCRIPTION_BUDGET ? description : `${description.slice(0, MCP_DESCRIPTION_BUDGET - 1)}…`
+  return clip(description, MCP_DESCRIPTION_BUDGET)
 }

@@ -11,11 +11,12 @@
 import * as Effect from "effect/Effect"
 import type { CreateMessageRequestParams, CreateMessageResult, SamplingMessageContentBlock } from "@modelcontextprotocol/sdk/types.js"
 import { formatBytes } from "../media/errors.ts"
+import { clip } from "./names.ts"
 import type { Question, QuestionAsker } from "../tools/questions.ts"
 
 /**
- * The request in Crystal's terms: the same shapes as src/engine/sampling.ts's SamplingPrompt and
- * SamplingAnswer (src/mcp does not import the engine; layers/session-mcp.ts joins the two).
+ * The request in Crystal's terms, which src/engine/sampling.ts answers (src/mcp does not import the
+ * engine; layers/session-mcp.ts joins the two).
  */
 export interface SamplingPrompt {
   readonly server: string
@@ -29,7 +30,9 @@ export interface SamplingPrompt {
 
 export interface SamplingAnswer {
   readonly text: string
+  /** "provider/model" that answered. */
   readonly model: string
+  /** MCP's stopReason: endTurn, maxTokens, or Crystal's finish reason as it is. */
   readonly stopReason: string
 }
 
@@ -50,8 +53,6 @@ export const rpcError = (code: number, message: string): Error => Object.assign(
 export const samplingOffMessage = (server: string, source: "home" | "workspace"): string =>
   `Sampling is off for this server (${server}) in Crystal. The operator can turn it on with "sampling": true in mcpServers.${server} of ` +
   `${source === "home" ? "Crystal's config.json" : "the workspace's .crystal/mcp.json"}; each request is then approved by the operator.`
-
-const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
 
 /** Control characters (a terminal escape from the server) and line breaks become spaces: one line per message. */
 const oneLine = (text: string): string =>
