@@ -1,7 +1,8 @@
 /**
- * The session's MCP servers (issue 15): nothing is imported when config.json names none (the SDK
- * and src/mcp load with the first configured server), so a session without servers pays nothing
- * at start-up. config.json's `mcpServers` start; a workspace's `.crystal/mcp.json` servers start
+ * The session's MCP servers (issue 15): the SDK and the rest of src/mcp load with the first
+ * configured server, so a session without servers pays nothing for them at start-up (what spawns
+ * config.json's servers early, src/mcp/early-servers.ts and the two modules it needs, is in the
+ * start-up bundle either way). config.json's `mcpServers` start; a workspace's `.crystal/mcp.json` servers start
  * only when the session's one trust decision (layers/session-tools.ts) trusts their entry. A
  * server with `"sampling": true` may ask the session's model: the operator approves each request
  * (src/mcp/sampling.ts) and the model answers in a side request (src/engine/sampling.ts).
@@ -19,7 +20,8 @@ import { DEFAULT_GRACE_MS } from "../src/bash/limits.ts"
 import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
 import type { SamplingModel } from "../src/mcp/sampling.ts"
 import { takeEarlyServers } from "../src/mcp/early-servers.ts"
-import type { ServerProcess } from "../src/mcp/server-process.ts"
+import { planServer } from "../src/mcp/server-config.ts"
+import { startServerProcess, type ServerProcess } from "../src/mcp/server-process.ts"
 import type { WorkspaceServer, WorkspaceServers } from "../src/mcp/workspace-servers.ts"
 import type { TrustDecision } from "../src/trust/trust-question.ts"
 import type { QuestionAsker } from "../src/tools/questions.ts"
@@ -80,28 +82,26 @@ export const startMcpServers = (
 ): Effect.Effect<McpServersShape | undefined, never, Scope.Scope> =>
   Object.keys(prepared.config.mcpServers ?? {}).length > 0 || deps.workspaceServers.length > 0
     ? Effect.gen(function* () {
-        // Stdio servers are spawned before the SDK loads: a server's start (a node or npx process)
-        // and the SDK's evaluation then overlap instead of adding up.
-        const [config, processes] = yield* Effect.promise(() => Promise.all([import("../src/mcp/server-config.ts"), import("../src/mcp/server-process.ts")]))
         const workspace = prepared.document.workspace
         // A workspace's ${env:…} reads the operator's environment too, but only into a server the operator trusted.
         const plans = [
           ...Object.entries(prepared.config.mcpServers ?? {}).map(([name, settings]) =>
-            config.planServer(name, settings, { workspace, env: deps.env, baseEnv: deps.baseEnv })
+            planServer(name, settings, { workspace, env: deps.env, baseEnv: deps.baseEnv })
           ),
           ...deps.workspaceServers.map((server) =>
-            config.planServer(server.name, server.settings, { workspace, env: deps.env, baseEnv: deps.baseEnv, source: "workspace" })
+            planServer(server.name, server.settings, { workspace, env: deps.env, baseEnv: deps.baseEnv, source: "workspace" })
           )
         ]
         // What ${env:…} put into a server's env or headers is redacted like a provider key (README "Secrets").
         addSecrets(plans.flatMap((plan) => plan.secrets))
         // config.json's servers were spawned as Crystal started (src/mcp/early-servers.ts): taken
-        // over when the plan is exactly what was spawned, spawned now otherwise.
+        // over when the plan is exactly what was spawned, spawned now otherwise; either way before
+        // the SDK loads, so that a server's start and the SDK's evaluation overlap.
         yield* prepareContainment
         const stdio = plans.flatMap((plan) => (plan.enabled && typeof plan.endpoint !== "string" && plan.endpoint.kind === "stdio" ? [{ name: plan.name, command: plan.endpoint }] : []))
         const early = takeEarlyServers(stdio.map((server) => server.command), DEFAULT_GRACE_MS)
         const spawned = new Map<string, Promise<ServerProcess>>(
-          stdio.map((server, i) => [server.name, (async () => early[i] ?? processes.startServerProcess(server.command))()])
+          stdio.map((server, i) => [server.name, (async () => early[i] ?? startServerProcess(server.command))()])
         )
         // Whatever happens to the session before a transport takes them over, they die with it.
         yield* Effect.addFinalizer(() =>

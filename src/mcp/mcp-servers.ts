@@ -88,6 +88,8 @@ interface ServerState {
   generation: number
   /** The server's tools as it last listed them (allow/deny applied), and the client that calls them. */
   listing: { readonly client: Client; readonly tools: ReadonlyArray<McpTool> } | undefined
+  /** The catalog tool made for each listed tool, kept while its name holds (listing, then joining, names them twice). */
+  readonly made: WeakMap<McpTool, Tool>
   tools: ReadonlyArray<Tool>
   mcpNames: ReadonlyArray<string>
   descriptions: ReadonlyArray<string>
@@ -132,6 +134,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       startedAt: Date.now(),
       generation: 0,
       listing: undefined,
+      made: new WeakMap(),
       tools: [],
       mcpNames: [],
       descriptions: [],
@@ -178,7 +181,11 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           )
         }
         held.set(name, { server: state.plan.name, tool: tool.name })
-        return makeMcpTool(state.plan, listing.client, tool, state.calls, name)
+        const kept = state.made.get(tool)
+        if (kept?.name === name) return kept
+        const made = makeMcpTool(state.plan, listing.client, tool, state.calls, name)
+        state.made.set(tool, made)
+        return made
       })
       state.mcpNames = listing.tools.map((tool) => tool.name)
       state.descriptions = state.tools.map((tool) => tool.description)
