@@ -18,10 +18,6 @@ export const TEXT_PROGRESS_EVERY_MS = 10_000
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
 
-/**
- * `terminals`: which streams are terminals. There the model's text, reasoning and tool lines are
- * made inert (control characters drawn as symbols); a pipe or file gets the text exactly.
- */
 /** Where the renderer writes and what time it is: the process's streams and clock, a test's own. */
 export interface TextSinks {
   readonly stdout: (text: string) => void
@@ -31,6 +27,10 @@ export interface TextSinks {
 
 const processSinks: TextSinks = { stdout: writeStdout, stderr: writeStderr, now: Date.now }
 
+/**
+ * `terminals`: which streams are terminals. There the model's text, reasoning and tool lines are
+ * made inert (control characters drawn as symbols); a pipe or file gets the text exactly.
+ */
 export const makeTextRenderer = (
   style: Palette,
   terminals: { readonly stdout: boolean; readonly stderr: boolean } = { stdout: false, stderr: false },
