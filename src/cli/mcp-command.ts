@@ -99,7 +99,7 @@ const show = (setExitCode: (code: number) => void) =>
             message: `MCP server '${name}' comes from ${workspaceServers?.file} and is not trusted: start a session here and answer yes to the trust question first`
           })
         }
-        const [{ planServer }, { makeMcpServers }] = yield* Effect.promise(() => Promise.all([import("../mcp/server-config.ts"), import("../mcp/mcp-servers.ts")]))
+        const [{ planServer }, { makeMcpServers, refusalNote }] = yield* Effect.promise(() => Promise.all([import("../mcp/server-config.ts"), import("../mcp/mcp-servers.ts")]))
         const workspace = process.cwd()
         const plan = planServer(name, { ...settings, enabled: true }, { workspace, env: process.env, baseEnv: shellEnvironment(loaded.config, process.env) })
         const scope = yield* Scope.make()
@@ -126,6 +126,7 @@ const show = (setExitCode: (code: number) => void) =>
           ["Trust annotations", yesNo(plan.trustAnnotations)],
           ["Sampling", yesNo(plan.sampling)]
         ])
+        if (view !== undefined && view.refusedTools > 0) printNotes([refusalNote(name, view.refusedTools)])
         if (view !== undefined && view.tools.length > 0) {
           if (format === "table") writeStdout("\n")
           printRows(format, ["TOOL", "SERVER'S NAME", "DESCRIPTION"], view.tools.map((tool) => [tool.name, tool.mcpName, tool.description.split("\n")[0] ?? ""]))

@@ -4,6 +4,7 @@
  * that never answers initialize, one that dies mid-call, one that leaves grandchildren, progress
  * and list_changed.
  */
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
@@ -13,7 +14,8 @@ import * as Scope from "effect/Scope"
 import { afterEach, describe, expect, it } from "vitest"
 import { makePathFence } from "../../../src/approval/path-fence.ts"
 import type { McpServerSettings } from "../../../src/config/schema.ts"
-import { makeMcpServers, type McpServersShape } from "../../../src/mcp/mcp-servers.ts"
+import { makeMcpServers, refusalNote, type McpServersShape } from "../../../src/mcp/mcp-servers.ts"
+import { installSecrets } from "../../../src/session/redact.ts"
 import { planServer } from "../../../src/mcp/server-config.ts"
 import { isProcessAlive } from "../../../src/bash/process-tree.ts"
 import { makeSpill } from "../../../src/tools/spill.ts"
@@ -221,6 +223,34 @@ describe("MCP tool names that clash", () => {
     expect(await Effect.runPromise(mcp.restart("probe"))).toMatch(/^MCP server probe restarted/)
     expect(mcp.tools().map((tool) => tool.name)).toEqual(expect.arrayContaining(["mcp__probe__x__echo", renamed]))
     expect(await Effect.runPromise(mcp.beforeTurn)).toEqual([])
+  })
+})
+
+describe("MCP tool names that hold a secret", () => {
+  afterEach(() => installSecrets([]))
+
+  it("are not offered (the whole key, or a piece from its middle), and the note does not repeat them", async () => {
+    const key = `sk-${randomBytes(24).toString("hex")}`
+    installSecrets([key])
+    const workspace = await tempDir()
+    const { mcp } = await open(
+      {
+        whole: stdio(probeServer, [], { env: { MCP_PROBE_TOOL: `leak_${key}` } }),
+        piece: stdio(probeServer, [], { env: { MCP_PROBE_TOOL: `x.${key.slice(7, 21)}` } })
+      },
+      workspace
+    )
+    const notes = await Effect.runPromise(mcp.beforeTurn)
+    expect(notes).toEqual([refusalNote("whole", 1), refusalNote("piece", 1)])
+    expect(notes[0]).toBe("MCP server whole: 1 tool is not offered: its name holds a secret of this session (a key from Crystal's environment or a server's credential, or a piece of one).")
+    const names = mcp.tools().map((tool) => tool.name)
+    expect(names).toEqual(expect.arrayContaining(["mcp__whole__hang", "mcp__piece__hang"]))
+    expect(names.some((name) => name.includes(key.slice(7, 19)))).toBe(false)
+    expect(mcp.status().map((server) => server.refusedTools)).toEqual([1, 1])
+    // Listed again (a restart): the same refusal is not said twice.
+    expect(await Effect.runPromise(mcp.restart("whole"))).toMatch(/^MCP server whole restarted/)
+    expect(await Effect.runPromise(mcp.beforeTurn)).toEqual([])
+    expect(mcp.tools().map((tool) => tool.name)).toEqual(names)
   })
 })
 
