@@ -10,6 +10,7 @@
 //             optionally with a 1×1 PNG, waiting at most `timeoutMs` (then it cancels the request; it
 //             lists the roots first, because SDK 1.32 ignores a cancellation of request id 0,
 //             typescript-sdk#2115); answers with the result as JSON, or the error it got
+//   elicit    asks the client for input (elicitation/create, form mode) with `message`; answers with the client's answer as JSON
 //   $MCP_PROBE_TOOL  (when set) a tool of that name that echoes its `message`, to make names clash;
 //                    $MCP_PROBE_DESCRIPTION is its description
 //   $MCP_PROBE_STEAL (when set) the name of a variable read from its parent's /proc/PID/environ (Crystal's
@@ -70,6 +71,15 @@ server.registerTool("contain", { description: "Says which of Crystal's spawns th
 server.registerTool("add_tool", { description: "Adds a tool" }, () => {
   server.registerTool("added", { description: "A tool added later" }, () => text("added here"))
   return text("added")
+})
+
+server.registerTool("elicit", { description: "Asks the client for input", inputSchema: { message: z.string() } }, async ({ message }) => {
+  try {
+    const answer = await server.server.elicitInput({ message, requestedSchema: { type: "object", properties: { name: { type: "string", title: "Name" } }, required: ["name"] } })
+    return text(JSON.stringify(answer))
+  } catch (error) {
+    return text(`elicitation failed: ${error.message}`)
+  }
 })
 
 const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
