@@ -5,6 +5,7 @@
  */
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import { inertJson } from "../terminal/inert.ts"
 import { writeInertStderr, writeStdout } from "../terminal/output.ts"
 import { otherCommands, type ArgsProblem } from "./flag-check.ts"
 
@@ -48,6 +49,6 @@ export const reportCliError = (argv: ReadonlyArray<string>, captured: string): v
 
 /** A problem found by flag-check.ts: a line on stderr, or the JSON error event under --format json. */
 export const reportArgsProblem = (problem: ArgsProblem): void => {
-  if (problem.json) writeStdout(`${JSON.stringify({ type: "error", message: problem.message })}\n`)
+  if (problem.json) writeStdout(`${inertJson({ type: "error", message: problem.message })}\n`)
   else writeInertStderr(`${problem.message}\n`)
 }

@@ -14,6 +14,7 @@ import type { SessionDocument } from "../session/document.ts"
 import { makeMediaStore } from "../media/media-store.ts"
 import { buildExport, defaultExportFile, exportSession } from "../session/export.ts"
 import { makeSessionStore, type SessionSummary } from "../session/store.ts"
+import { inertJson } from "../terminal/inert.ts"
 import { writeInertStderr, writeInertStdout, writeStdout } from "../terminal/output.ts"
 import { formatOption, handle, homeFrom, homeOption, isDirectory, printFields, printRows, UsageError } from "./listing.ts"
 
@@ -133,7 +134,7 @@ const exportCommand = (setExitCode: (code: number) => void) =>
           }
           if (Option.getOrUndefined(output) === "-") {
             const { exported, missingImages } = yield* buildExport(doc, media)
-            writeStdout(`${JSON.stringify(exported, null, 2)}\n`)
+            writeStdout(`${inertJson(exported, 2)}\n`)
             missingNote(missingImages)
             return
           }

@@ -39,6 +39,14 @@ export const inertLine = (line: string): string => {
     .join("")
 }
 
+/**
+ * JSON text with nothing a terminal obeys: JSON.stringify escapes C0 controls (ESC included) but
+ * writes DEL and the C1 controls (U+0080–U+009F, CSI among them) as they are; here they are
+ * `\u` escapes too. The same value to any JSON reader.
+ */
+export const inertJson = (value: unknown, space?: number): string =>
+  (JSON.stringify(value, null, space) ?? "null").replace(/[\x7f-\x9f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
 /** The same for every string inside a parsed JSON value (tool arguments). */
 export const visibleValue = (value: unknown): unknown => {
   if (typeof value === "string") return visible(value)

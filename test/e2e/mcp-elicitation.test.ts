@@ -23,17 +23,24 @@ describe("MCP elicitation in crystal run", () => {
     expect(String(toolResult?.["output"])).toContain("User declined to provide the requested information")
   })
 
-  it("in text mode, a message that sets the window title (OSC 0), writes the clipboard (OSC 52) and erases the screen (CSI) reaches no stream as escapes", async () => {
+  it("a message that sets the window title (OSC 0), writes the clipboard (OSC 52) and erases the screen (CSI, C1 CSI) reaches no stream as escapes, in text or JSON", async () => {
     const sandbox = await makeSandbox()
     const fake = await fakeServer()
     await writeLocalConfig(sandbox, fake.url, { mcpServers: { probe: { command: process.execPath, args: [probeServer] } } })
-    const message = "Hi\x1b]0;pwned\x07 \x1b]52;c;cHduZWQ=\x07 \x1b[2J\x1b[H"
-    fake.script([{ toolCalls: [{ name: "mcp__probe__elicit", arguments: { message } }] }, { text: "Declined, fine." }])
-    const result = await runCrystal(sandbox, ["run", "--approval", "full", "ask me"])
-    expect(result.code).toBe(0)
-    expect(result.stdout).toBe("Declined, fine.\n")
-    expect(result.stderr).toContain("MCP server probe asked for input (Hi␛]0;pwned␇ ␛]52;c;cHduZWQ=␇ ␛[2J␛[H); declined: nobody to answer in crystal run.")
-    for (const stream of [result.stdout, result.stderr]) {
+    const message = "Hi\x1b]0;pwned\x07 \x1b]52;c;cHduZWQ=\x07 \x1b[2J\x1b[H\x9b2J"
+    const script = () => fake.script([{ toolCalls: [{ name: "mcp__probe__elicit", arguments: { message } }] }, { text: "Declined, fine." }])
+    script()
+    const text = await runCrystal(sandbox, ["run", "--approval", "full", "ask me"])
+    expect(text.code).toBe(0)
+    expect(text.stdout).toBe("Declined, fine.\n")
+    expect(text.stderr).toContain("MCP server probe asked for input (Hi␛]0;pwned␇ ␛]52;c;cHduZWQ=␇ ␛[2J␛[H\\x9b2J); declined: nobody to answer in crystal run.")
+    script()
+    const json = await runCrystal(sandbox, ["run", "--format", "json", "--approval", "full", "ask me"])
+    expect(json.code).toBe(0)
+    expect(jsonLines(json.stdout).filter((event) => event["type"] === "note").map((event) => event["text"])).toContain(
+      `MCP server probe asked for input (${message}); declined: nobody to answer in crystal run.`
+    )
+    for (const stream of [text.stdout, text.stderr, json.stdout, json.stderr]) {
       expect(stream).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/)
     }
   })

@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { plainPalette } from "../../../src/terminal/colors.ts"
 import { makeTurnView } from "../../../src/tui/turn-view.ts"
-import { inertLine, InertStream, visible, visibleValue } from "../../../src/terminal/inert.ts"
+import { inertJson, inertLine, InertStream, visible, visibleValue } from "../../../src/terminal/inert.ts"
 import { loadPalette } from "../../../src/terminal/colors.ts"
 import { controlsIn, hostile, hostileShown } from "../../support/hostile-text.ts"
 import { MarkdownStream } from "../../../src/tui/markdown.ts"
@@ -105,5 +105,14 @@ describe("untrusted text on the terminal", () => {
     expect(screen).toContain(`mcp__x__${hostileShown}`)
     expect(screen).toContain(`overloaded ${hostileShown} — retrying`)
     expect(screen).toContain(`crystal: provider said ${hostileShown}`)
+  })
+
+  it("JSON lines hold no control character, C1 and DEL included, and read back as the same value", () => {
+    const event = { type: "note", text: hostile, nested: [`\x7f${hostile}`] }
+    const json = inertJson(event)
+    expect(json).not.toMatch(/[\x00-\x1f\x7f-\x9f]/)
+    expect(json).toContain("\\u009b")
+    expect(JSON.parse(json)).toEqual(event)
+    expect(JSON.parse(inertJson(event, 2))).toEqual(event)
   })
 })
