@@ -408,7 +408,7 @@ describe("MCP servers that misbehave", () => {
     const workspace = await tempDir()
     const { mcp } = await open({ probe: stdio(probeServer) }, workspace)
     await Effect.runPromise(mcp.beforeTurn)
-    expect(await Effect.runPromise(mcp.restart("probe"))).toMatch(/^MCP server probe restarted: 8 tools \(stdio\)\.$/)
+    expect(await Effect.runPromise(mcp.restart("probe"))).toMatch(/^MCP server probe restarted: 9 tools \(stdio\)\.$/)
     expect(await Effect.runPromise(mcp.restart("nope"))).toBe("/mcp restart: no MCP server is named nope (configured: probe)")
     expect(outputOf(await call(toolNamed(mcp, "mcp__probe__progress"), { steps: 1 }, await context(workspace))).text).toBe("done after 1 steps")
   })
