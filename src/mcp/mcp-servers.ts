@@ -12,7 +12,8 @@
  * together: in config order): a name a tool already offered has is not given twice (names.ts
  * distinctToolName), and the clash is one note. A tool whose name holds one of the session's
  * secrets (a server can read Crystal's environment from /proc) is never offered, and a note says
- * so without the name: a name cannot be redacted, since the model calls the tool by it.
+ * so without the name: a name cannot be redacted, since the model calls the tool by it. What the
+ * server says of itself (its failures, its stderr, its name and version) is redacted like a result.
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -22,7 +23,7 @@ import type { Tool } from "../tools/tool.ts"
 import { connectServer, type Connection } from "./connect.ts"
 import { isOffered, makeMcpTool } from "./mcp-tools.ts"
 import { distinctToolName, mcpToolName } from "./names.ts"
-import { holdsSecret } from "../session/redact.ts"
+import { holdsSecret, redactText } from "../session/redact.ts"
 import type { CreateMessageRequestParams, CreateMessageResult } from "@modelcontextprotocol/sdk/types.js"
 import { makeServerCalls, type ServerCalls } from "./call-timers.ts"
 import type { ElicitAnswer } from "./elicitation.ts"
@@ -160,7 +161,9 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       refusedNoted: 0
     }))
 
-    const fail = (state: ServerState, reason: string) => {
+    const fail = (state: ServerState, failure: string) => {
+      // A failure quotes the server (its stderr, an error it sent), which may hold a secret it read.
+      const reason = redactText(failure)
       state.status = "failed"
       state.lastError = reason
       state.tools = []
@@ -325,7 +328,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       for (const state of states) {
         if (state.status === "ready" && state.stale && state.connection !== undefined) {
           await listTools(state, state.connection).catch((error: unknown) => {
-            state.lastError = `listing tools after list_changed: ${describeError(error)}`
+            state.lastError = redactText(`listing tools after list_changed: ${describeError(error)}`)
           })
         }
         if (state.status === "ready" && !state.joined) {
@@ -381,7 +384,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           status: state.status,
           endpoint: state.plan.shown,
           transport: state.connection?.transport,
-          serverInfo: state.connection?.serverInfo,
+          serverInfo: state.connection?.serverInfo === undefined ? undefined : redactText(state.connection.serverInfo),
           tools: state.tools.map((tool, i) => ({ name: tool.name, mcpName: state.mcpNames[i] ?? tool.name, description: state.descriptions[i] ?? "" })),
           refusedTools: state.listing === undefined ? 0 : state.refusedNoted,
           lastError: state.lastError

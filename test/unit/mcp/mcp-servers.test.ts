@@ -254,6 +254,21 @@ describe("MCP tool names that hold a secret", () => {
   })
 })
 
+describe("what an MCP server says of itself", () => {
+  afterEach(() => installSecrets([]))
+
+  it("a failure quoting the server's stderr has the session's secrets redacted, in the note and in /mcp", async () => {
+    const key = `sk-${randomBytes(24).toString("hex")}`
+    installSecrets([key])
+    const workspace = await tempDir()
+    const { mcp } = await open({ loud: { command: "sh", args: ["-c", `echo "OPENAI_API_KEY=${key}" >&2; exit 3`] } }, workspace)
+    const notes = await Effect.runPromise(mcp.beforeTurn)
+    expect(notes).toEqual([expect.stringMatching(/^MCP server loud failed: .*OPENAI_API_KEY=\[redacted\].*; its tools are not available\.$/)])
+    expect(mcp.status()[0]?.lastError).toMatch(/OPENAI_API_KEY=\[redacted\]/)
+    expect(JSON.stringify({ notes, lastError: mcp.status()[0]?.lastError })).not.toContain(key.slice(0, 12))
+  })
+})
+
 describe("an MCP server without tools", () => {
   it("is ready with none: its tools are not listed, since it did not declare the tools capability", async () => {
     const workspace = await tempDir()
