@@ -23,7 +23,7 @@ import { mcpDefaults } from "../mcp/server-config.ts"
 import { readWorkspaceServers, type WorkspaceServer, type WorkspaceServers } from "../mcp/workspace-servers.ts"
 import { addSecrets, installSecrets } from "../session/redact.ts"
 import { isTrusted } from "../trust/trust-store.ts"
-import { writeInertStdout } from "../terminal/output.ts"
+import { writeStdout } from "../terminal/output.ts"
 import { formatOption, handle, homeFrom, homeOption, printFields, printNotes, printRows, yesNo } from "./listing.ts"
 
 /** `show` could not reach the server: exit code 1, the reason on stderr (its fields are printed first). */
@@ -132,7 +132,7 @@ const show = (setExitCode: (code: number) => void) =>
         ])
         if (view !== undefined && view.refusedTools > 0) printNotes([refusalNote(name, view.refusedTools)])
         if (view !== undefined && view.tools.length > 0) {
-          if (format === "table") writeInertStdout("\n")
+          if (format === "table") writeStdout("\n")
           printRows(format, ["TOOL", "SERVER'S NAME", "DESCRIPTION"], view.tools.map((tool) => [tool.name, tool.mcpName, tool.description.split("\n")[0] ?? ""]))
         }
         if (view?.status !== "ready") {

@@ -1,9 +1,9 @@
 /**
  * `crystal run` in text mode: the assistant's words on stdout (so they can be piped), progress,
  * reasoning, tool lines, notes, retries and failures on stderr. Every text written to stderr is
- * made inert (src/terminal/inert.ts) in one place, `err`'s callers `line` and `reasoningDelta`,
- * before it is painted: notes carry what MCP servers, plugins and tool sets said (an elicitation's
- * message, a server's stderr), failures what a provider answered. Stderr is a log read by people,
+ * made inert (src/terminal/inert.ts) before it is painted — whole lines in `line`, reasoning
+ * through its InertStream: notes carry what MCP servers, plugins and tool sets said (an
+ * elicitation's message, a server's stderr), failures what a provider answered. Stderr is a log read by people,
  * on a terminal or later through `cat` or a CI page that interprets escapes just the same, so it is
  * inert whether or not it is a terminal; stdout is the answer as data, exact when piped.
  */
