@@ -9,7 +9,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import { writeStderr } from "../src/terminal/output.ts"
+import { writeInertStderr } from "../src/terminal/output.ts"
 import { closingSignals, ExitCode, signalExitCode } from "./exit-code.ts"
 
 interface BunUnsafe {
@@ -40,7 +40,7 @@ export const runMain = (program: Effect.Effect<number>): void => {
     if (Exit.isSuccess(exit)) process.exit(exit.value)
     if (!Exit.isInterrupted(exit)) {
       // Not a user error (those are handled and become exit codes): a bug, so show everything.
-      writeStderr(`crystal: internal error\n${Cause.pretty(exit.cause)}\n`)
+      writeInertStderr(`crystal: internal error\n${Cause.pretty(exit.cause)}\n`)
       process.exit(70)
     }
     process.exit(received === undefined ? ExitCode.interrupted : signalExitCode(received))

@@ -25,7 +25,7 @@ import { startServerProcess, type ServerProcess } from "../src/mcp/server-proces
 import type { WorkspaceServer, WorkspaceServers } from "../src/mcp/workspace-servers.ts"
 import type { TrustDecision } from "../src/trust/trust-question.ts"
 import type { QuestionAsker } from "../src/tools/questions.ts"
-import { addSecrets } from "../src/session/redact.ts"
+import { addSecrets, redactText } from "../src/session/redact.ts"
 import type { PreparedSession } from "./prepare.ts"
 
 /** `<workspace>/.crystal/mcp.json`, read (and its module loaded) only when the file exists. */
@@ -117,13 +117,15 @@ export const startMcpServers = (
           const fence = Effect.runSync(deps.policy.fence)
           return [fence.workspace, ...fence.grants.map((grant) => grant.root).filter((root) => !isWithin(prepared.paths.home, root) && !isWithin(fence.workspace, root))]
         }
+        // The servers' notes quote what a server said (an elicitation's message, an error), which may hold a secret it read.
+        const note = (text: string) => deps.note(redactText(text))
         return yield* servers.makeMcpServers({
           plans,
           roots,
           spawned,
-          elicit: (server, message, schema) => elicitation.askElicitation(deps.operator, { server, message, schema }, deps.note),
-          sample: sampler === undefined ? undefined : (server, params, signal) => sampling.answerSampling({ asker: deps.operator, model: samplingModel(sampler, deps), note: deps.note }, server, params, signal),
-          note: deps.note
+          elicit: (server, message, schema) => elicitation.askElicitation(deps.operator, { server, message, schema }, note),
+          sample: sampler === undefined ? undefined : (server, params, signal) => sampling.answerSampling({ asker: deps.operator, model: samplingModel(sampler, deps), note }, server, params, signal),
+          note
         })
       })
     : Effect.sync(() => void takeEarlyServers([], DEFAULT_GRACE_MS))

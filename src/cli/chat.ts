@@ -8,7 +8,7 @@ import { makeCrystalPaths } from "../config/paths.ts"
 import { makeSessionStore } from "../session/store.ts"
 import { recentWorkspaces } from "../session/workspaces.ts"
 import type { SessionFlags } from "./flags.ts"
-import { writeStderr } from "../terminal/output.ts"
+import { writeInertStderr } from "../terminal/output.ts"
 import { realDirectory } from "../files/directories.ts"
 import { prepareSession } from "../../layers/prepare.ts"
 import { ExitCode, exitCode } from "../../layers/exit-code.ts"
@@ -30,7 +30,7 @@ const reported = <E extends { readonly _tag: string; readonly message: string }>
   program.pipe(
     Effect.catchAll((error) =>
       Effect.sync(() => {
-        writeStderr(`crystal: ${error.message}\n`)
+        writeInertStderr(`crystal: ${error.message}\n`)
         return exitCode(error)
       })
     )

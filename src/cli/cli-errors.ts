@@ -5,7 +5,8 @@
  */
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { writeStderr, writeStdout } from "../terminal/output.ts"
+import { inertJson } from "../terminal/inert.ts"
+import { writeInertStderr, writeStdout } from "../terminal/output.ts"
 import { otherCommands, type ArgsProblem } from "./flag-check.ts"
 
 /** `crystal` and the subcommand named first, when it is one. */
@@ -43,11 +44,11 @@ export const captureCliErrors = <A, E, R>(program: Effect.Effect<A, E, R>): Effe
 /** Prints @effect/cli's captured error as `crystal CMD: message`. */
 export const reportCliError = (argv: ReadonlyArray<string>, captured: string): void => {
   const line = oneLine(captured)
-  if (line !== "") writeStderr(`${commandName(argv)}: ${line}\n`)
+  if (line !== "") writeInertStderr(`${commandName(argv)}: ${line}\n`)
 }
 
 /** A problem found by flag-check.ts: a line on stderr, or the JSON error event under --format json. */
 export const reportArgsProblem = (problem: ArgsProblem): void => {
-  if (problem.json) writeStdout(`${JSON.stringify({ type: "error", message: problem.message })}\n`)
-  else writeStderr(`${problem.message}\n`)
+  if (problem.json) writeStdout(`${inertJson({ type: "error", message: problem.message })}\n`)
+  else writeInertStderr(`${problem.message}\n`)
 }

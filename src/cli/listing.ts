@@ -10,7 +10,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { resolveHome } from "../config/paths.ts"
 import type { PromptFile } from "../prompts/manifest.ts"
-import { writeStderr, writeStdout } from "../terminal/output.ts"
+import { visible } from "../terminal/inert.ts"
+import { writeInertStderr, writeStdout } from "../terminal/output.ts"
 
 export type ListFormat = "table" | "text"
 
@@ -31,20 +32,25 @@ export const formatTable = (rows: ReadonlyArray<ReadonlyArray<string>>): string 
     .join("\n")
 }
 
-/** Rows as a table with a header, or as tab-separated lines. */
+/**
+ * Rows as a table with a header, or as tab-separated lines. Cells can hold what came from outside
+ * (a title the model wrote, a server's tool names): made inert before the columns are measured.
+ */
 export const printRows = (format: ListFormat, header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): void => {
-  if (format === "text") writeStdout(rows.map((cells) => `${cells.join("\t")}\n`).join(""))
-  else writeStdout(`${formatTable([header, ...rows])}\n`)
+  const cells = rows.map((row) => row.map(visible))
+  if (format === "text") writeStdout(cells.map((row) => `${row.join("\t")}\n`).join(""))
+  else writeStdout(`${formatTable([header, ...cells])}\n`)
 }
 
-/** Key/value pairs: aligned in a table, `key<TAB>value` as text. */
+/** Key/value pairs: aligned in a table, `key<TAB>value` as text; values made inert as printRows' cells. */
 export const printFields = (format: ListFormat, fields: ReadonlyArray<readonly [string, string]>): void => {
-  if (format === "text") writeStdout(fields.map(([key, value]) => `${key.toLowerCase().replaceAll(" ", "-")}\t${value}\n`).join(""))
-  else writeStdout(`${formatTable(fields.map(([key, value]) => [key, value]))}\n`)
+  const inert = fields.map(([key, value]) => [key, visible(value)] as const)
+  if (format === "text") writeStdout(inert.map(([key, value]) => `${key.toLowerCase().replaceAll(" ", "-")}\t${value}\n`).join(""))
+  else writeStdout(`${formatTable(inert.map(([key, value]) => [key, value]))}\n`)
 }
 
 export const printNotes = (notes: ReadonlyArray<string>): void => {
-  for (const note of notes) writeStderr(`crystal: ${note}\n`)
+  for (const note of notes) writeInertStderr(`crystal: ${note}\n`)
 }
 
 /** A flag that does not fit (a missing --home, --all with --workspace): exit code 2, like other bad flags. */
@@ -72,7 +78,7 @@ export const handle =
   <E extends { readonly _tag: string; readonly message: string }, R>(body: () => Effect.Effect<void, E, R>): Effect.Effect<void, never, R> => {
     const report = (message: string, code: number) =>
       Effect.sync(() => {
-        writeStderr(`crystal: ${message}\n`)
+        writeInertStderr(`crystal: ${message}\n`)
         setExitCode(code)
       })
     return Effect.suspend(body).pipe(

@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import { shellEnvironment } from "../bash/shell-env.ts"
+import { secretValues, shellEnvironment } from "../bash/shell-env.ts"
 import { ConfigError } from "../config/errors.ts"
 import { loadConfig } from "../config/load.ts"
 import { makeCrystalPaths } from "../config/paths.ts"
@@ -21,6 +21,7 @@ import type { Config } from "../config/schema.ts"
 import type { McpServerSettings } from "../config/schema.ts"
 import { mcpDefaults } from "../mcp/server-config.ts"
 import { readWorkspaceServers, type WorkspaceServer, type WorkspaceServers } from "../mcp/workspace-servers.ts"
+import { addSecrets, installSecrets } from "../session/redact.ts"
 import { isTrusted } from "../trust/trust-store.ts"
 import { writeStdout } from "../terminal/output.ts"
 import { formatOption, handle, homeFrom, homeOption, printFields, printNotes, printRows, yesNo } from "./listing.ts"
@@ -99,9 +100,12 @@ const show = (setExitCode: (code: number) => void) =>
             message: `MCP server '${name}' comes from ${workspaceServers?.file} and is not trusted: start a session here and answer yes to the trust question first`
           })
         }
-        const [{ planServer }, { makeMcpServers }] = yield* Effect.promise(() => Promise.all([import("../mcp/server-config.ts"), import("../mcp/mcp-servers.ts")]))
+        const [{ planServer }, { makeMcpServers, refusalNote }] = yield* Effect.promise(() => Promise.all([import("../mcp/server-config.ts"), import("../mcp/mcp-servers.ts")]))
         const workspace = process.cwd()
         const plan = planServer(name, { ...settings, enabled: true }, { workspace, env: process.env, baseEnv: shellEnvironment(loaded.config, process.env) })
+        // The session's secrets, as a session here would know them: the tools are listed as the model would see them.
+        installSecrets(secretValues(loaded.config, process.env))
+        addSecrets(plan.secrets)
         const scope = yield* Scope.make()
         const view = yield* Effect.gen(function* () {
           // Sampling is declared as in a session (so the tools listed are the ones a session offers), but nothing is asked here.
@@ -126,6 +130,7 @@ const show = (setExitCode: (code: number) => void) =>
           ["Trust annotations", yesNo(plan.trustAnnotations)],
           ["Sampling", yesNo(plan.sampling)]
         ])
+        if (view !== undefined && view.refusedTools > 0) printNotes([refusalNote(name, view.refusedTools)])
         if (view !== undefined && view.tools.length > 0) {
           if (format === "table") writeStdout("\n")
           printRows(format, ["TOOL", "SERVER'S NAME", "DESCRIPTION"], view.tools.map((tool) => [tool.name, tool.mcpName, tool.description.split("\n")[0] ?? ""]))

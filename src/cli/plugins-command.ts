@@ -14,7 +14,7 @@ import { discoverPlugins, type DiscoveredPlugin } from "../plugins/discover.ts"
 import { loadPlugins } from "../plugins/load.ts"
 import { PluginError } from "../plugins/manifest.ts"
 import { findPlugin, setPluginEnabled } from "../plugins/toggle.ts"
-import { writeStdout } from "../terminal/output.ts"
+import { writeInertStdout } from "../terminal/output.ts"
 import { formatOption, handle, homeFrom, homeOption, printFields, printNotes, printRows, yesNo } from "./listing.ts"
 
 const nameArg = Args.text({ name: "NAME" }).pipe(Args.withDescription("A plugin (its folder's name under ~/.crystal/plugins)"))
@@ -62,9 +62,9 @@ const show = (setExitCode: (code: number) => void) =>
         }
         if (format === "text") {
           printFields(format, [...pluginFields(loaded), ["Enabled", "yes"]])
-          writeStdout(pluginNotes(loaded).map((note) => `note\t${note}\n`).join(""))
+          writeInertStdout(pluginNotes(loaded).map((note) => `note\t${note}\n`).join(""))
         } else {
-          writeStdout(describePlugin(loaded).map((line) => `${line}\n`).join(""))
+          writeInertStdout(describePlugin(loaded).map((line) => `${line}\n`).join(""))
         }
       })
     )
@@ -75,7 +75,7 @@ const change = (verb: "enable" | "disable", setExitCode: (code: number) => void)
     handle(setExitCode)(() =>
       Effect.gen(function* () {
         const result = yield* setPluginEnabled(homeFrom(home), name, verb === "enable")
-        writeStdout(`${result.message}\n`)
+        writeInertStdout(`${result.message}\n`)
       })
     )
   ).pipe(

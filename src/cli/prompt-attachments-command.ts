@@ -32,7 +32,7 @@ import {
   UsageError,
   yesNo
 } from "./listing.ts"
-import { writeStderr, writeStdout } from "../terminal/output.ts"
+import { writeInertStderr, writeInertStdout } from "../terminal/output.ts"
 
 const workspaceOption = Options.text("workspace").pipe(
   Options.withDescription("The workspace whose .crystal/prompt-attachments to use (default: the current directory)"),
@@ -81,7 +81,7 @@ const list = (setExitCode: (code: number) => void) =>
           printNotes(listing.notes)
           if (listing.rows.length === 0 && format === "table") {
             const where = chosen === undefined ? `${listing.dirs.home} or ${listing.dirs.workspace}` : listing.dirs[chosen]
-            writeStderr(`no prompt attachments in ${where}\n`)
+            writeInertStderr(`no prompt attachments in ${where}\n`)
             return
           }
           printRows(format, ["NAME", "ENABLED", "ORDER", "SOURCE", "WORK", "PLAN", "REVIEW", "TITLE"], listing.rows.map(listCells))
@@ -136,7 +136,7 @@ const change = (verb: "enable" | "disable", setExitCode: (code: number) => void)
       handle(setExitCode)(() =>
         Effect.gen(function* () {
           const result = yield* changePromptAttachment(pathsFrom(home, workspace), verb, name, { idle: true, source: sourceFrom(source) })
-          writeStdout(`${result.message}\n`)
+          writeInertStdout(`${result.message}\n`)
         })
       )
   ).pipe(

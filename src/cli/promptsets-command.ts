@@ -12,7 +12,7 @@ import { PromptChangeError } from "../prompts/manifest.ts"
 import { promptNames } from "../prompts/names.ts"
 import { defaultPromptSetName, disablePromptSet, enablePromptSet, listPromptSets, type PromptSetRow } from "../prompts/sets.ts"
 import { fileCell, formatOption, handle, homeFrom, homeOption, printFields, printNotes, printRows, yesNo } from "./listing.ts"
-import { writeStdout } from "../terminal/output.ts"
+import { writeInertStdout } from "../terminal/output.ts"
 
 const nameArg = Args.text({ name: "NAME" }).pipe(Args.withDescription(`A prompt set (its directory name), or "${defaultPromptSetName}"`))
 
@@ -81,7 +81,7 @@ const change = (verb: "enable" | "disable", setExitCode: (code: number) => void)
       Effect.gen(function* () {
         const dir = homeFrom(home)
         const result = yield* verb === "enable" ? enablePromptSet(dir, name) : disablePromptSet(dir, name)
-        writeStdout(`${result.message}\n`)
+        writeInertStdout(`${result.message}\n`)
       })
     )
   ).pipe(

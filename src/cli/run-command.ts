@@ -41,7 +41,7 @@ const rendererFor = (format: OutputFormat): Effect.Effect<RendererShape> =>
     ? Effect.succeed(jsonRenderer)
     : Effect.promise(async () => {
         const [stdout, stderr] = await Promise.all([isTerminal(1), isTerminal(2)])
-        return makeTextRenderer(await loadPalette(colorWanted(stderr)), { stdout, stderr })
+        return makeTextRenderer(await loadPalette(colorWanted(stderr)), { stdout })
       })
   ).pipe(Effect.map((view) => onFirstOutput(view, startupComplete)))
 

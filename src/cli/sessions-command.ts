@@ -14,7 +14,8 @@ import type { SessionDocument } from "../session/document.ts"
 import { makeMediaStore } from "../media/media-store.ts"
 import { buildExport, defaultExportFile, exportSession } from "../session/export.ts"
 import { makeSessionStore, type SessionSummary } from "../session/store.ts"
-import { writeStderr, writeStdout } from "../terminal/output.ts"
+import { inertJson } from "../terminal/inert.ts"
+import { writeInertStderr, writeInertStdout, writeStdout } from "../terminal/output.ts"
 import { formatOption, handle, homeFrom, homeOption, isDirectory, printFields, printRows, UsageError } from "./listing.ts"
 
 const homeDir = (home: Option.Option<string>): Effect.Effect<string> => Effect.sync(() => homeFrom(home))
@@ -26,7 +27,7 @@ const idArg = Args.text({ name: "ID" }).pipe(Args.withDescription("A session id,
 const time = (iso: string): string => iso.slice(0, 16).replace("T", " ")
 
 const reportUnreadable = (unreadable: ReadonlyArray<{ readonly reason: string }>): void => {
-  for (const broken of unreadable) writeStderr(`crystal: unreadable session: ${broken.reason}\n`)
+  for (const broken of unreadable) writeInertStderr(`crystal: unreadable session: ${broken.reason}\n`)
 }
 
 const list = (setExitCode: (code: number) => void) =>
@@ -55,7 +56,7 @@ const list = (setExitCode: (code: number) => void) =>
           if (format === "text") {
             printRows("text", [], listing.sessions.map((session) => [...cells(session), session.workspace]))
           } else if (listing.sessions.length === 0) {
-            writeStderr(`no saved sessions ${filter === undefined ? "" : `for ${filter} `}in ${store.dir}${filter === undefined ? "" : " (--all lists every workspace)"}\n`)
+            writeInertStderr(`no saved sessions ${filter === undefined ? "" : `for ${filter} `}in ${store.dir}${filter === undefined ? "" : " (--all lists every workspace)"}\n`)
           } else {
             const header = ["ID", "UPDATED (UTC)", "MESSAGES", "MODEL", "TITLE"]
             printRows(
@@ -105,7 +106,7 @@ const show = (setExitCode: (code: number) => void) =>
           ["File", path.join(store.dir, `${doc.id}.json`)]
         ])
         const lines = transcriptLines(doc)
-        if (format === "table" && lines.length > 0) writeStdout(`\n${lines.join("\n")}\n`)
+        if (format === "table" && lines.length > 0) writeInertStdout(`\n${lines.join("\n")}\n`)
       })
     )
   ).pipe(Command.withDescription("Show a session: its settings, then its conversation one line per message"))
@@ -129,18 +130,18 @@ const exportCommand = (setExitCode: (code: number) => void) =>
           const doc = yield* makeSessionStore(path.join(homePath, "sessions")).load(id)
           const media = makeMediaStore(path.join(homePath, "media"))
           const missingNote = (missing: ReadonlyArray<string>) => {
-            if (missing.length > 0) writeStderr(`crystal: ${missing.length} image(s) exported without their bytes (media file missing or changed): ${missing.join(", ")}\n`)
+            if (missing.length > 0) writeInertStderr(`crystal: ${missing.length} image(s) exported without their bytes (media file missing or changed): ${missing.join(", ")}\n`)
           }
           if (Option.getOrUndefined(output) === "-") {
             const { exported, missingImages } = yield* buildExport(doc, media)
-            writeStdout(`${JSON.stringify(exported, null, 2)}\n`)
+            writeStdout(`${inertJson(exported, 2)}\n`)
             missingNote(missingImages)
             return
           }
           const file = Option.match(output, { onNone: () => defaultExportFile(process.cwd(), doc.id), onSome: (given) => path.resolve(given) })
           const result = yield* exportSession(doc, media, file)
           missingNote(result.missingImages)
-          writeStdout(`exported session ${doc.id} to ${result.file}\n`)
+          writeInertStdout(`exported session ${doc.id} to ${result.file}\n`)
         })
       )
   ).pipe(Command.withDescription("Write a session as one self-contained JSON file (images inlined where their bytes are available)"))
@@ -155,7 +156,7 @@ const deleteCommand = (setExitCode: (code: number) => void) =>
         const removedId = path.basename(file, ".json")
         // Its truncated tool outputs go with it.
         fs.rmSync(path.join(homePath, "spill", removedId), { recursive: true, force: true })
-        writeStdout(`deleted session ${removedId} (${file})\n`)
+        writeInertStdout(`deleted session ${removedId} (${file})\n`)
       })
     )
   ).pipe(Command.withDescription("Delete a saved session (refused for a file that does not parse or a session open in a running crystal)"))

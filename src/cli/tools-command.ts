@@ -16,7 +16,7 @@ import { findToolSet, setToolSetEnabled, ToolSetChangeError } from "../external-
 import { trustEntryFor } from "../external-tools/session-tools.ts"
 import { hashFiles } from "../trust/hash-files.ts"
 import { isTrusted } from "../trust/trust-store.ts"
-import { writeStdout } from "../terminal/output.ts"
+import { writeInertStdout } from "../terminal/output.ts"
 import { formatOption, handle, homeFrom, homeOption, printFields, printNotes, printRows, UsageError, yesNo } from "./listing.ts"
 
 const nameArg = Args.text({ name: "DIR" }).pipe(Args.withDescription("A tool set (its folder name)"))
@@ -127,7 +127,7 @@ const change = (verb: "enable" | "disable", setExitCode: (code: number) => void)
     handle(setExitCode)(() =>
       Effect.gen(function* () {
         const result = yield* setToolSetEnabled(homeFrom(home), workspaceFrom(workspace), name, verb === "enable", Option.getOrUndefined(source) as ToolSource | undefined)
-        writeStdout(`${result.message}\n`)
+        writeInertStdout(`${result.message}\n`)
       })
     )
   ).pipe(Command.withDescription(`${verb === "enable" ? "Enable" : "Disable"} a tool set (writes "enabled": ${verb === "enable"} in its tools.json, nothing else)`))

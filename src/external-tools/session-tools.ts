@@ -3,9 +3,14 @@
  * both runners, name clashes, and the session-only switches behind /tools (on|off|reload,
  * enable|disable DIR, home|project author|host). The tools are plain Tool values the session's
  * Toolbox offers after every built-in tool, so they pass the same executor, hooks and approval.
+ * What the model reads of them is redacted of the session's secrets like an MCP server's (a module
+ * set computes its definitions in Crystal's own process, environment included): descriptions and
+ * parameter schemas are redacted, and a tool whose name holds a secret is skipped with a note that
+ * does not repeat the name (the model calls a tool by its name, so a name cannot be redacted).
  */
 import * as Effect from "effect/Effect"
 import type { ApprovalMode } from "../approval/policy.ts"
+import { holdsSecret, redactJson, redactText } from "../session/redact.ts"
 import type { Tool } from "../tools/tool.ts"
 import { decideTrust, type TrustAsker, type TrustDecision } from "../trust/trust-question.ts"
 import type { TrustEntry } from "../trust/trust-store.ts"
@@ -83,6 +88,15 @@ interface Loaded {
 
 const nothing: Loaded = { tools: [], rows: [], notes: [], entries: [] }
 
+/** The tool as the model reads it: description and parameter schema without the session's secrets. */
+const redactedDefinition = (tool: Tool): Tool => {
+  const description = redactText(tool.description)
+  const json = redactJson(tool.parameters.json, { type: "object" })
+  if (description === tool.description && json === tool.parameters.json) return tool
+  // Calls are still checked (parameters.check) against the schema as the set declared it.
+  return { ...tool, description, parameters: { ...tool.parameters, json } }
+}
+
 export const makeExternalTools = (options: ExternalToolsOptions, firstTrust?: TrustDecision): Effect.Effect<ExternalToolsControl> =>
   Effect.gen(function* () {
     const authorities: Record<ToolSource, ApprovalAuthority> = { ...defaultApprovalAuthority }
@@ -128,7 +142,12 @@ export const makeExternalTools = (options: ExternalToolsOptions, firstTrust?: Tr
                   })
                 )
           notes.push(...loaded.notes)
-          for (const { tool, approval } of loaded.tools) {
+          for (const { tool: declared, approval } of loaded.tools) {
+            if (holdsSecret(declared.name)) {
+              notes.push(`${set.manifestFile}: a tool is skipped: its name holds a secret of this session (a key from Crystal's environment, or a piece of one)`)
+              continue
+            }
+            const tool = redactedDefinition(declared)
             if (options.reserved.has(tool.name)) {
               notes.push(`${set.manifestFile}: tool ${tool.name} is skipped: the name belongs to a built-in tool`)
               continue

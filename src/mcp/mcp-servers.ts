@@ -10,7 +10,10 @@
  * request the operator answers for that server (an elicitation, a sampling request) holds their
  * toolTimeoutSeconds. A server's tools are named when it joins the catalog (servers joining
  * together: in config order): a name a tool already offered has is not given twice (names.ts
- * distinctToolName), and the clash is one note.
+ * distinctToolName), and the clash is one note. A tool whose name holds one of the session's
+ * secrets (a server can read Crystal's environment from /proc) is never offered, and a note says
+ * so without the name: a name cannot be redacted, since the model calls the tool by it. What the
+ * server says of itself (its failures, its stderr, its name and version) is redacted like a result.
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -20,6 +23,7 @@ import type { Tool } from "../tools/tool.ts"
 import { connectServer, type Connection } from "./connect.ts"
 import { isOffered, makeMcpTool } from "./mcp-tools.ts"
 import { distinctToolName, mcpToolName } from "./names.ts"
+import { holdsSecret, redactText } from "../session/redact.ts"
 import type { CreateMessageRequestParams, CreateMessageResult } from "@modelcontextprotocol/sdk/types.js"
 import { makeServerCalls, type ServerCalls } from "./call-timers.ts"
 import type { ElicitAnswer } from "./elicitation.ts"
@@ -42,6 +46,8 @@ export interface McpServerView {
   readonly serverInfo: string | undefined
   /** Names the model sees, in the server's order (empty until the server joined). */
   readonly tools: ReadonlyArray<{ readonly name: string; readonly mcpName: string; readonly description: string }>
+  /** Tools of its last listing not offered because their names hold a secret (refusalNote). */
+  readonly refusedTools: number
   readonly lastError: string | undefined
 }
 
@@ -100,7 +106,16 @@ interface ServerState {
   pendingNote: string | undefined
   /** The operator was told that this server asked for sampling while it is off (said once). */
   samplingOffNoted: boolean
+  /** How many tools the last note said were refused for a secret in their name (said again when it changes). */
+  refusedNoted: number
 }
+
+/** The name as the server gives it, or as the model would see it (sanitised, clipped), holds a secret or a piece of one. */
+const nameHoldsSecret = (server: string, tool: string): boolean => holdsSecret(tool) || holdsSecret(mcpToolName(server, tool))
+
+/** What the operator is told of `count` tools refused for their names (which it does not repeat). */
+export const refusalNote = (server: string, count: number): string =>
+  `MCP server ${server}: ${count === 1 ? "1 tool is" : `${count} tools are`} not offered: ${count === 1 ? "its name holds" : "their names hold"} a secret of this session (a key from Crystal's environment or a server's credential, or a piece of one).`
 
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
@@ -142,10 +157,13 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       stale: false,
       lastError: undefined,
       pendingNote: undefined,
-      samplingOffNoted: false
+      samplingOffNoted: false,
+      refusedNoted: 0
     }))
 
-    const fail = (state: ServerState, reason: string) => {
+    const fail = (state: ServerState, failure: string) => {
+      // A failure quotes the server (its stderr, an error it sent), which may hold a secret it read.
+      const reason = redactText(failure)
       state.status = "failed"
       state.lastError = reason
       state.tools = []
@@ -197,9 +215,19 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       state.joined = true
     }
 
+    /** Tools refused for a secret in their name, said before the next turn. */
+    const refusalNotes: Array<string> = []
+
     const listTools = async (state: ServerState, connection: Connection) => {
       const listed = await connection.listTools()
-      state.listing = { client: connection.client, tools: listed.filter((tool) => isOffered(state.plan, tool.name)) }
+      const offered = listed.filter((tool) => isOffered(state.plan, tool.name))
+      const safe = offered.filter((tool) => !nameHoldsSecret(state.plan.name, tool.name))
+      const refused = offered.length - safe.length
+      if (refused > 0 && refused !== state.refusedNoted) {
+        refusalNotes.push(refusalNote(state.plan.name, refused))
+      }
+      state.refusedNoted = refused
+      state.listing = { client: connection.client, tools: safe }
       nameTools(state)
       state.stale = false
     }
@@ -300,7 +328,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       for (const state of states) {
         if (state.status === "ready" && state.stale && state.connection !== undefined) {
           await listTools(state, state.connection).catch((error: unknown) => {
-            state.lastError = `listing tools after list_changed: ${describeError(error)}`
+            state.lastError = redactText(`listing tools after list_changed: ${describeError(error)}`)
           })
         }
         if (state.status === "ready" && !state.joined) {
@@ -312,7 +340,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           state.pendingNote = undefined
         }
       }
-      return [...notes, ...clashNotes.splice(0)]
+      return [...notes, ...refusalNotes.splice(0), ...clashNotes.splice(0)]
     })
 
     const restart = (name: string) =>
@@ -356,8 +384,9 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           status: state.status,
           endpoint: state.plan.shown,
           transport: state.connection?.transport,
-          serverInfo: state.connection?.serverInfo,
+          serverInfo: state.connection?.serverInfo === undefined ? undefined : redactText(state.connection.serverInfo),
           tools: state.tools.map((tool, i) => ({ name: tool.name, mcpName: state.mcpNames[i] ?? tool.name, description: state.descriptions[i] ?? "" })),
+          refusedTools: state.listing === undefined ? 0 : state.refusedNoted,
           lastError: state.lastError
         }))
     } satisfies McpServersShape

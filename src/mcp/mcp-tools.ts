@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import type { Classification } from "../approval/classification.ts"
-import { redactText } from "../session/redact.ts"
+import { redactJson, redactText } from "../session/redact.ts"
 import { foreignSchema } from "../tools/params.ts"
 import { defineTool, everyMode, ToolError, workModeOnly, type Tool, type ToolContext, type ToolOutput } from "../tools/tool.ts"
 import { clipDescription, mcpToolName } from "./names.ts"
@@ -66,19 +66,10 @@ const outputOf = (result: CallResult, name: string, source: string, context: Too
 
 /**
  * A server's tool schema as the model gets it: with the session's secrets redacted, like its
- * description and results (a server may put what it got through `${env:…}` anywhere).
+ * description and results (a server may put what it got through `${env:…}` anywhere). A secret
+ * that straddled JSON syntax: the tool is offered without its parameters' description.
  */
-const redactedSchema = (schema: McpTool["inputSchema"]): McpTool["inputSchema"] => {
-  const text = JSON.stringify(schema)
-  const redacted = redactText(text)
-  if (redacted === text) return schema
-  try {
-    return JSON.parse(redacted) as McpTool["inputSchema"]
-  } catch {
-    // A secret that straddled JSON syntax: offer the tool without its parameters' description.
-    return { type: "object" }
-  }
-}
+const redactedSchema = (schema: McpTool["inputSchema"]): McpTool["inputSchema"] => redactJson(schema, { type: "object" })
 
 /** What a failed call says; `timedOut`: Crystal's timer cancelled it. */
 const callFailure = (plan: McpServerPlan, tool: string, error: unknown, timedOut: boolean): ToolError => {

@@ -142,8 +142,17 @@ const overWhite = (pixels: Pixels): Pixels => {
   return { ...pixels, data }
 }
 
+/**
+ * The pixels as a new file, with nothing of the original's metadata: jpeg-js would write an
+ * object's `comments` and `exifBuffer` as COM and APP1 segments, so it gets the pixels alone (its
+ * only other segment is a JFIF header without a thumbnail); pngjs writes IHDR, IDAT and IEND (and
+ * gAMA only when asked). test/unit/media/metadata.test.ts holds both to it.
+ */
 export const encode = (pixels: Pixels, mime: Encodable, quality = 85): Uint8Array => {
-  if (mime === "image/jpeg") return new Uint8Array(jpeg.encode(overWhite(pixels), quality).data)
+  if (mime === "image/jpeg") {
+    const { width, height, data } = overWhite(pixels)
+    return new Uint8Array(jpeg.encode({ width, height, data }, quality).data)
+  }
   const png = new PNG({ width: pixels.width, height: pixels.height })
   png.data = Buffer.from(pixels.data.buffer, pixels.data.byteOffset, pixels.data.byteLength)
   // An opaque image is written as RGB: a quarter fewer bytes before compression.

@@ -22,6 +22,8 @@ const CUT_AFTER = /(?:^|…\]?\n?)$/
 let secrets: ReadonlyArray<string> = []
 let secretBuffers: ReadonlyArray<Buffer> = []
 let longest = 0
+/** Every FRAGMENT-long piece of every longer secret, made on the first holdsSecret after an install. */
+let pieces: ReadonlySet<string> | undefined
 
 let deferred: (() => Iterable<string>) | undefined
 
@@ -37,6 +39,7 @@ export const installSecrets = (values: Iterable<string> | (() => Iterable<string
   deferred = undefined
   secrets = [...new Set(values)].filter((value) => value.length > 0).sort((a, b) => b.length - a.length)
   secretBuffers = secrets.map((value) => Buffer.from(value, "utf8"))
+  pieces = undefined
   longest = secretBuffers.reduce((max, value) => Math.max(max, value.length), 0)
 }
 
@@ -109,6 +112,39 @@ export const redactText = (text: string): string => {
     if (secret.length > EDGE) result = redactCutEdges(result, secret)
   }
   return result
+}
+
+/**
+ * Does `text` hold a known secret, or any piece of one at least FRAGMENT characters long, wherever
+ * the piece starts? Stricter than redactText, which takes a piece only at a secret's start or end
+ * (where a cap cuts a key): this is for names (a tool's), which cannot be rewritten and are short,
+ * so any piece is refused, and one composed from the middle of a key is caught too.
+ */
+export const holdsSecret = (text: string): boolean => {
+  settle()
+  if (secrets.length === 0) return false
+  if (secrets.some((secret) => text.includes(secret))) return true
+  pieces ??= new Set(secrets.flatMap((secret) => Array.from({ length: Math.max(0, secret.length - FRAGMENT + 1) }, (_, at) => secret.slice(at, at + FRAGMENT))))
+  for (let at = 0; at + FRAGMENT <= text.length; at++) {
+    if (pieces.has(text.slice(at, at + FRAGMENT))) return true
+  }
+  return false
+}
+
+/**
+ * A JSON value (a tool's parameter schema) with the secrets redacted in its text; `fallback` when a
+ * secret straddled JSON syntax and the redacted text no longer parses.
+ */
+export const redactJson = <A>(value: A, fallback: A): A => {
+  const text = JSON.stringify(value)
+  if (text === undefined) return value
+  const redacted = redactText(text)
+  if (redacted === text) return value
+  try {
+    return JSON.parse(redacted) as A
+  } catch {
+    return fallback
+  }
 }
 
 /** Pieces shorter than FRAGMENT but at least EDGE long where a cap cut the text. */

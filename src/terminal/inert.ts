@@ -15,6 +15,38 @@ const symbolFor = (char: string): string => {
 
 export const visible = (text: string): string => text.replace(/\r\n/g, "\n").replace(controls, symbolFor)
 
+/**
+ * The style sequences Crystal itself writes: picocolors' opening and closing codes for the styles
+ * of src/terminal/colors.ts (bold, dim, red, green, yellow, magenta, cyan) and the reset the
+ * TUI's row wrapping adds (src/tui/width.ts). Nothing else: no cursor movement, no erase, no OSC,
+ * no style that could hide text (conceal, or a colour on a background of the same colour).
+ */
+const ownStyle = /(\x1b\[(?:0|1|2|22|31|32|33|35|36|39)m)/
+const ownStyles = new RegExp(ownStyle.source, "g")
+const anyControl = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/
+
+/**
+ * A line Crystal drew, made inert whatever went into it: its own styles stay, every other control
+ * character is drawn as a symbol. The TUI's one choke point (src/tui/screen.ts): text from outside
+ * that reached a line without passing `visible` still cannot move the cursor, erase, set the
+ * title or write the clipboard; at worst it changes a colour.
+ */
+export const inertLine = (line: string): string => {
+  if (!anyControl.test(line.replace(ownStyles, ""))) return line
+  return line
+    .split(ownStyle)
+    .map((part, index) => (index % 2 === 1 ? part : visible(part)))
+    .join("")
+}
+
+/**
+ * JSON text with nothing a terminal obeys: JSON.stringify escapes C0 controls (ESC included) but
+ * writes DEL and the C1 controls (U+0080–U+009F, CSI among them) as they are; here they are
+ * `\u` escapes too. The same value to any JSON reader.
+ */
+export const inertJson = (value: unknown, space?: number): string =>
+  (JSON.stringify(value, null, space) ?? "null").replace(/[\x7f-\x9f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
 /** The same for every string inside a parsed JSON value (tool arguments). */
 export const visibleValue = (value: unknown): unknown => {
   if (typeof value === "string") return visible(value)

@@ -4,6 +4,7 @@
  * the two streams.
  */
 import * as fs from "node:fs"
+import { visible } from "./inert.ts"
 
 const pause = new Int32Array(new SharedArrayBuffer(4))
 
@@ -29,3 +30,11 @@ const writeAll = (fd: number, text: string): void => {
 
 export const writeStdout = (text: string): void => writeAll(1, text)
 export const writeStderr = (text: string): void => writeAll(2, text)
+
+/**
+ * Text that may hold what came from outside (a session title the model wrote, a server's tool
+ * names and messages, a plugin's notes, a file name), made inert (inert.ts) and written: the
+ * command-line listings and one-line failures. Not for output that must stay exact (JSON, an export).
+ */
+export const writeInertStdout = (text: string): void => writeStdout(visible(text))
+export const writeInertStderr = (text: string): void => writeStderr(visible(text))

@@ -12,6 +12,7 @@ import type { RecentWorkspace } from "../session/workspaces.ts"
 import type { Palette } from "../terminal/colors.ts"
 import { callDiff } from "./turn-view.ts"
 import { visible, visibleValue } from "../terminal/inert.ts"
+import { inertPrompts, type InertPrompts } from "./inert-prompts.ts"
 
 export interface DialogHost {
   /** Hides the live region and hands the keyboard over; returns how to take it back. */
@@ -26,8 +27,6 @@ export interface DialogHost {
 }
 
 const customValue = "\u0000custom"
-
-type Clack = typeof import("@clack/prompts")
 
 export interface Dialogs extends OperatorShape {
   /** /resume's picker: the chosen session's id, or undefined when dismissed. */
@@ -49,7 +48,7 @@ export const workspaceOptions = (workspaces: ReadonlyArray<RecentWorkspace>, cur
 /** `crystal space` before any session: the picker on the plain terminal. */
 export const pickWorkspaceAlone = (workspaces: ReadonlyArray<RecentWorkspace>): Effect.Effect<string | undefined> =>
   Effect.promise(async () => {
-    const prompts = await import("@clack/prompts")
+    const prompts = inertPrompts(await import("@clack/prompts"))
     const choice = await prompts.select({ message: "Which workspace?", options: workspaceOptions(workspaces, process.cwd()), maxItems: 10 })
     return prompts.isCancel(choice) ? undefined : choice
   })
@@ -58,11 +57,11 @@ export const pickWorkspaceAlone = (workspaces: ReadonlyArray<RecentWorkspace>): 
 const maxCommandLines = 40
 
 export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
-  let clack: Clack | undefined
+  let clack: InertPrompts | undefined
   /** Runs one dialog with the keyboard handed to clack, noticing Ctrl+C on the way. */
-  const dialog = <A>(body: (prompts: Clack, io: { input: Readable; output: Writable }) => Promise<A>): Effect.Effect<A> =>
+  const dialog = <A>(body: (prompts: InertPrompts, io: { input: Readable; output: Writable }) => Promise<A>): Effect.Effect<A> =>
     Effect.promise(async () => {
-      clack ??= await import("@clack/prompts")
+      clack ??= inertPrompts(await import("@clack/prompts"))
       host.takeOver()
       let ctrlC = false
       const watch = (data: Buffer | string) => {
@@ -112,7 +111,7 @@ export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
   }
 
   /** One question; undefined when dismissed. */
-  const askOne = async (prompts: Clack, io: { input: Readable; output: Writable }, question: Question, position: string): Promise<QuestionAnswer | undefined> => {
+  const askOne = async (prompts: InertPrompts, io: { input: Readable; output: Writable }, question: Question, position: string): Promise<QuestionAnswer | undefined> => {
     const options = [
       ...question.options.map((option) => ({ value: option.label, label: option.label, hint: option.description })),
       ...(question.allowCustom ? [{ value: customValue, label: "Type your own answer…" }] : [])

@@ -17,6 +17,7 @@ export const serverLines = (server: McpServerView, palette: Palette, detailed: b
   return [
     `${palette.cyan(server.name)} ${statusColour(palette, server.status)}${via} · ${tools} · ${sourceLabel(server.source)}${server.sampling ? " · sampling on" : ""} · ${palette.dim(server.endpoint)}`,
     ...(server.lastError === undefined ? [] : [`  ${palette.red("last error:")} ${server.lastError}`]),
+    ...(server.refusedTools === 0 ? [] : [`  ${palette.yellow(`${server.refusedTools} not offered:`)} a secret of this session in ${server.refusedTools === 1 ? "its name" : "their names"}`]),
     ...(detailed
       ? server.tools.map((tool) => `  ${palette.cyan(tool.name)} ${palette.dim((tool.description.split("\n")[0] ?? "").slice(0, 90))}`)
       : server.tools.length === 0

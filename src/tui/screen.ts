@@ -3,7 +3,10 @@
  * below it a small live region (the unfinished line of an answer, activity, the input, menus,
  * the status line) is erased and redrawn on every change. Rows are wrapped here, so the height of
  * what was drawn is known and the next redraw starts exactly at its top, at any width.
+ * Every line passes `inertLine` (src/terminal/inert.ts) on its way in: whatever a line holds, the
+ * only escapes written are this file's own and the palette's styles.
  */
+import { inertLine } from "../terminal/inert.ts"
 import type { Terminal } from "./terminal.ts"
 import { stripAnsi, textWidth, wrapLine } from "./width.ts"
 
@@ -12,6 +15,8 @@ export interface LiveFrame {
   /** Where the cursor goes (row within `lines` after wrapping, column); hidden when undefined. */
   readonly cursor?: { readonly row: number; readonly column: number } | undefined
 }
+
+const inertFrame = (frame: LiveFrame): LiveFrame => ({ ...frame, lines: frame.lines.map(inertLine) })
 
 export class Screen {
   private readonly terminal: Terminal
@@ -75,15 +80,16 @@ export class Screen {
 
   /** Redraws the live region. */
   live(frame: LiveFrame): void {
-    this.frame = frame
+    this.frame = inertFrame(frame)
     if (!this.terminal.interactive) return
-    this.terminal.write(`\x1b[?2026h${this.eraseSequence()}${this.draw(frame)}\x1b[?2026l`)
+    this.terminal.write(`\x1b[?2026h${this.eraseSequence()}${this.draw(this.frame)}\x1b[?2026l`)
   }
 
   /** Writes finished lines above the live region, then redraws it (as `frame` when given). */
-  commit(lines: ReadonlyArray<string>, frame?: LiveFrame): void {
-    if (lines.length === 0) return
-    if (frame !== undefined) this.frame = frame
+  commit(committed: ReadonlyArray<string>, frame?: LiveFrame): void {
+    if (committed.length === 0) return
+    const lines = committed.map(inertLine)
+    if (frame !== undefined) this.frame = inertFrame(frame)
     this.terminal.transcript?.(`${lines.map(stripAnsi).join("\n")}\n`)
     if (!this.terminal.interactive) {
       this.terminal.write(`${lines.join("\n")}\n`)

@@ -116,7 +116,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
     toolStarted: (raw) =>
       Effect.sync(() => {
         settle()
-        const call = { ...raw, arguments: visibleValue(raw.arguments) }
+        const call = { ...raw, name: visible(raw.name), arguments: visibleValue(raw.arguments) }
         calls.set(call.id, call)
         surface.commit([`${palette.cyan("●")} ${palette.bold(callLine(call, surface.columns() - 3))}`])
         surface.activity(palette.dim(`running ${call.name}…`))
@@ -166,12 +166,12 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
     retrying: (info) =>
       Effect.sync(() => {
         settle()
-        surface.commit([palette.yellow(`${info.reason} — retrying in ${formatDuration(info.delayMs)} (attempt ${info.attempt + 1} of ${info.maxAttempts})`)])
+        surface.commit([palette.yellow(`${visible(info.reason)} — retrying in ${formatDuration(info.delayMs)} (attempt ${info.attempt + 1} of ${info.maxAttempts})`)])
       }),
     note: (text) =>
       Effect.sync(() => {
         settle()
-        surface.commit([palette.yellow(text)])
+        surface.commit([palette.yellow(visible(text))])
       }),
     finished: () =>
       Effect.sync(() => {
@@ -182,7 +182,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
       Effect.sync(() => {
         settle()
         surface.activity(undefined)
-        surface.commit([palette.red(`crystal: ${message}`)])
+        surface.commit([palette.red(`crystal: ${visible(message)}`)])
       }),
     /** The turn was cancelled: what streamed stays on screen, marked. */
     interrupted: () => {

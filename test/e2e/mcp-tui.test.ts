@@ -1,14 +1,14 @@
 /**
  * MCP servers in the interactive UI (tmux): the approval dialog of an MCP call, /mcp and /mcp
  * restart; a call's progress on its live line; an elicitation dialog held open past the call's
- * toolTimeoutSeconds.
+ * toolTimeoutSeconds; an elicitation message that tries to drive the terminal.
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { crystalBinary, makeSandbox, writeLocalConfig } from "../support/crystal.ts"
 import { startFakeLlm, type RecordedRequest, type Reply } from "../support/fake-llm/server.ts"
-import { everythingServer } from "../support/mcp/servers.ts"
+import { everythingServer, probeServer } from "../support/mcp/servers.ts"
 import { openTerminal, tmuxAvailable } from "../support/tmux.ts"
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -20,7 +20,7 @@ const isTitleRequest = (request: RecordedRequest) => JSON.stringify(request.body
 const titleOr = (reply: Reply): Reply => (request) => (isTitleRequest(request) ? { text: "MCP" } : typeof reply === "function" ? reply(request) : reply)
 
 /** A session with server-everything (with `settings`) against the fake model, in tmux. */
-const start = async (settings: Record<string, unknown> = {}, args: ReadonlyArray<string> = []) => {
+const start = async (settings: Record<string, unknown> = {}, args: ReadonlyArray<string> = [], name = "everything") => {
   const sandbox = await makeSandbox()
   const fake = await startFakeLlm()
   cleanups.push(() => fake.close())
@@ -28,7 +28,7 @@ const start = async (settings: Record<string, unknown> = {}, args: ReadonlyArray
   const config = JSON.parse(await fs.readFile(file, "utf8")) as Record<string, unknown>
   await fs.writeFile(
     path.join(sandbox.home, "config.json"),
-    JSON.stringify({ ...config, mcpServers: { everything: { command: process.execPath, args: [everythingServer, "stdio"], ...settings } } })
+    JSON.stringify({ ...config, mcpServers: { [name]: { command: process.execPath, args: [everythingServer, "stdio"], ...settings } } })
   )
   const terminal = openTerminal([crystalBinary, ...args], { cwd: sandbox.workspace, env: { ...sandbox.env, TERM: "xterm" } })
   cleanups.push(() => terminal.close())
@@ -94,5 +94,22 @@ describe.runIf(tmuxAvailable())("MCP servers in a terminal session", () => {
     const second = JSON.stringify(fake.requests.filter((request) => !isTitleRequest(request))[1]?.body)
     expect(second).toContain("User declined to provide the requested information")
     expect(second).not.toContain("toolTimeoutSeconds")
+  })
+
+  it("an elicitation message with OSC 0 (title), OSC 52 (clipboard) and CSI (erase) is drawn as symbols in the dialog; the title stays", async () => {
+    const { fake, terminal } = await start({ args: [probeServer] }, ["--approval", "full"], "probe")
+    const titleBefore = terminal.title()
+    const message = "Who\x1b]0;pwned\x07 \x1b]52;c;cHduZWQ=\x07 \x1b[2J\x1b[Hasks?"
+    fake.script([titleOr({ toolCalls: [{ name: "mcp__probe__elicit", arguments: { message } }] }), titleOr({ text: "You declined, fine." }), titleOr({ text: "MCP" })])
+    terminal.type("ask me something")
+    terminal.press("Enter")
+    const dialog = await terminal.waitFor(/Who␛\]0;pwned␇ ␛\]52;c;cHduZWQ=␇ ␛\[2J␛\[Hasks\?/)
+    // The screen was not erased: the prompt is still above the dialog.
+    expect(dialog).toContain("ask me something")
+    expect(terminal.title()).toBe(titleBefore)
+    expect(terminal.title()).not.toContain("pwned")
+    terminal.press("Escape")
+    await terminal.waitFor(/You declined, fine\./)
+    expect(terminal.title()).not.toContain("pwned")
   })
 })

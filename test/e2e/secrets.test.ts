@@ -11,6 +11,7 @@ import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { jsonLines, makeSandbox, runCrystal, writeLocalConfig } from "../support/crystal.ts"
 import { startFakeLlm, type FakeLlm } from "../support/fake-llm/server.ts"
+import { probeServer } from "../support/mcp/servers.ts"
 
 const servers: Array<FakeLlm> = []
 afterEach(async () => {
@@ -144,6 +145,51 @@ describe("secrets", () => {
     for (const [name, text] of Object.entries({ stdout: result.stdout, export: exported.stdout })) {
       const found = leakIn(text, keys)
       if (found !== undefined) leaks.push(`${name}: ${found}`)
+    }
+    expect(leaks).toEqual([])
+  })
+
+  it("an MCP server that names a tool after a key it read from Crystal's /proc/PID/environ: the tool is not offered, and the key is nowhere", async () => {
+    const openai = key("sk-")
+    const local = key("loc-")
+    const sandbox = await makeSandbox()
+    const fake = await startFakeLlm()
+    servers.push(fake)
+    const probe = { command: process.execPath, args: [probeServer], env: { MCP_PROBE_STEAL: "OPENAI_API_KEY" } }
+    await writeLocalConfig(sandbox, fake.url, {
+      providers: { local: { protocol: "openai-chat", baseURL: `${fake.url}/v1`, apiKeyEnv: "LOCAL_API_KEY", models: { "test-model": { contextWindow: 200000 } } } },
+      mcpServers: { probe }
+    })
+    const env = { OPENAI_API_KEY: openai, LOCAL_API_KEY: local }
+    fake.script([{ toolCalls: [{ name: "mcp__probe__knows", arguments: { token: "x" } }] }, { text: "Done." }])
+    const result = await runCrystal(sandbox, ["run", "--format", "json", "--approval", "full", "use the tools"], { env })
+    expect(result.code).toBe(0)
+    const events = jsonLines(result.stdout)
+    expect(events.filter((event) => event["type"] === "note").map((event) => event["text"])).toContain(
+      "MCP server probe: 2 tools are not offered: their names hold a secret of this session (a key from Crystal's environment or a server's credential, or a piece of one)."
+    )
+    const tools = (fake.requests[0]?.body as { tools?: Array<{ function: { name: string; description?: string; parameters?: unknown } }> }).tools ?? []
+    const offered = tools.map((tool) => tool.function.name).filter((name) => name.startsWith("mcp__probe__"))
+    expect(offered).toContain("mcp__probe__knows")
+    expect(offered.some((name) => name.startsWith("mcp__probe__leak_") || name.startsWith("mcp__probe__piece_"))).toBe(false)
+    const knows = tools.find((tool) => tool.function.name === "mcp__probe__knows")?.function
+    expect(knows?.description).toBe("Knows [redacted]")
+    expect(JSON.stringify(knows?.parameters)).toContain("for example [redacted]")
+    expect(events.find((event) => event["type"] === "tool_result")).toMatchObject({ name: "mcp__probe__knows", ok: true })
+
+    const shown = await runCrystal(sandbox, ["mcp", "show", "probe"], { env })
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toContain("mcp__probe__knows")
+    expect(shown.stderr).toContain("crystal: MCP server probe: 2 tools are not offered")
+
+    const leaks: Array<string> = []
+    for (const [name, text] of Object.entries({ stdout: result.stdout, stderr: result.stderr, show: shown.stdout, showErrors: shown.stderr, requests: JSON.stringify(fake.requests.map((request) => request.body)) })) {
+      const found = leakIn(text, [openai, local])
+      if (found !== undefined) leaks.push(`${name}: ${found}`)
+    }
+    for (const file of await filesUnder(sandbox.home, new Set())) {
+      const found = leakIn(await fs.readFile(file, "latin1"), [openai, local])
+      if (found !== undefined) leaks.push(`${file}: ${found}`)
     }
     expect(leaks).toEqual([])
   })

@@ -13,7 +13,7 @@ const crc32 = (bytes: Uint8Array): number => {
   return (c ^ 0xffffffff) >>> 0
 }
 
-const chunk = (type: string, data: Uint8Array): Buffer => {
+export const pngChunk = (type: string, data: Uint8Array): Buffer => {
   const head = Buffer.alloc(8)
   head.writeUInt32BE(data.length, 0)
   head.write(type, 4, "ascii")
@@ -48,9 +48,9 @@ export const makePng = (width: number, height: number, options: { readonly noise
   ihdr[9] = 6
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(raw, { level: options.noise === true ? 0 : 6 })),
-    chunk("IEND", Buffer.alloc(0))
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", deflateSync(raw, { level: options.noise === true ? 0 : 6 })),
+    pngChunk("IEND", Buffer.alloc(0))
   ])
 }
 
@@ -76,4 +76,44 @@ export const webpHeader = (width: number, height: number): Buffer => {
   bytes.writeUIntLE(width - 1, 24, 3)
   bytes.writeUIntLE(height - 1, 27, 3)
   return bytes
+}
+
+/** `png` with `chunks` (made by pngChunk) placed right after its IHDR. */
+export const withPngChunks = (png: Uint8Array, chunks: ReadonlyArray<Uint8Array>): Buffer => {
+  const afterHeader = 8 + 8 + 13 + 4
+  return Buffer.concat([png.subarray(0, afterHeader), ...chunks, png.subarray(afterHeader)])
+}
+
+/** The chunk types of a PNG, in order. */
+export const pngChunkTypes = (png: Uint8Array): Array<string> => {
+  const bytes = Buffer.from(png)
+  const types: Array<string> = []
+  for (let at = 8; at + 8 <= bytes.length; at += 12 + bytes.readUInt32BE(at)) types.push(bytes.toString("ascii", at + 4, at + 8))
+  return types
+}
+
+/** A JPEG segment: marker 0xFF `marker`, its length, `payload`. */
+export const jpegSegment = (marker: number, payload: Uint8Array): Buffer => {
+  const head = Buffer.from([0xff, marker, 0, 0])
+  head.writeUInt16BE(payload.length + 2, 2)
+  return Buffer.concat([head, payload])
+}
+
+/** `jpegBytes` with `segments` (made by jpegSegment) right after its SOI. */
+export const withJpegSegments = (jpegBytes: Uint8Array, segments: ReadonlyArray<Uint8Array>): Buffer =>
+  Buffer.concat([jpegBytes.subarray(0, 2), ...segments, jpegBytes.subarray(2)])
+
+/** The markers of a JPEG's segments up to its start of scan, each with its payload. */
+export const jpegSegments = (jpegBytes: Uint8Array): Array<{ readonly marker: number; readonly payload: Buffer }> => {
+  const bytes = Buffer.from(jpegBytes)
+  const segments: Array<{ marker: number; payload: Buffer }> = []
+  let at = 2
+  while (at + 4 <= bytes.length && bytes[at] === 0xff) {
+    const marker = bytes[at + 1] ?? 0
+    const length = bytes.readUInt16BE(at + 2)
+    segments.push({ marker, payload: bytes.subarray(at + 4, at + 2 + length) })
+    if (marker === 0xda) break
+    at += 2 + length
+  }
+  return segments
 }

@@ -12,6 +12,8 @@ export interface Terminal {
   /** Pastes a tmux buffer as a terminal would (bracketed when the application asked for it). */
   readonly pasteBuffer: (buffer: string) => void
   readonly resize: (columns: number, rows?: number) => void
+  /** The pane's title, as the program in it set it (OSC 0 or 2) or tmux's default. */
+  readonly title: () => string
   /** Pid of the command (the child of the pane's shell). */
   readonly commandPid: () => number
   readonly close: () => void
@@ -43,6 +45,7 @@ export const openTerminal = (command: ReadonlyArray<string>, options: { readonly
     },
     pasteBuffer: (buffer) => execFileSync("tmux", ["paste-buffer", "-p", "-d", "-b", buffer, "-t", name]),
     resize: (columns, rows = 40) => execFileSync("tmux", ["resize-window", "-t", name, "-x", String(columns), "-y", String(rows)]),
+    title: () => execFileSync("tmux", ["display-message", "-p", "-t", name, "#{pane_title}"], { encoding: "utf8" }).trim(),
     commandPid: () => {
       const shell = execFileSync("tmux", ["display-message", "-p", "-t", name, "#{pane_pid}"], { encoding: "utf8" }).trim()
       return Number(execFileSync("ps", ["-o", "pid=", "--ppid", shell], { encoding: "utf8" }).trim().split(/\s+/)[0])

@@ -5,9 +5,11 @@
 import * as Effect from "effect/Effect"
 import type { RendererShape } from "../../engine/renderer.ts"
 import type { Usage } from "../../session/items.ts"
+import { inertJson } from "../../terminal/inert.ts"
 import { writeStdout } from "../../terminal/output.ts"
 
-const emit = (event: Record<string, unknown>) => Effect.sync(() => writeStdout(`${JSON.stringify(event)}\n`))
+/** One event; text from outside in it (a note, a tool's output) cannot drive a terminal this is read on. */
+const emit = (event: Record<string, unknown>) => Effect.sync(() => writeStdout(`${inertJson(event)}\n`))
 
 export const usageJson = (usage: Usage) => ({
   input_tokens: usage.inputTokens,

@@ -1,6 +1,11 @@
 /**
  * `crystal run` in text mode: the assistant's words on stdout (so they can be piped), progress,
- * reasoning and tool lines on stderr.
+ * reasoning, tool lines, notes, retries and failures on stderr. Every text written to stderr is
+ * made inert (src/terminal/inert.ts) before it is painted — whole lines in `line`, reasoning
+ * through its InertStream: notes carry what MCP servers, plugins and tool sets said (an
+ * elicitation's message, a server's stderr), failures what a provider answered. Stderr is a log read by people,
+ * on a terminal or later through `cat` or a CI page that interprets escapes just the same, so it is
+ * inert whether or not it is a terminal; stdout is the answer as data, exact when piped.
  */
 import * as Effect from "effect/Effect"
 import type { RendererShape } from "../../engine/renderer.ts"
@@ -28,19 +33,18 @@ export interface TextSinks {
 const processSinks: TextSinks = { stdout: writeStdout, stderr: writeStderr, now: Date.now }
 
 /**
- * `terminals`: which streams are terminals. There the model's text, reasoning and tool lines are
- * made inert (control characters drawn as symbols); a pipe or file gets the text exactly.
+ * `terminals.stdout`: whether stdout is a terminal. There the model's answer is made inert
+ * (control characters drawn as symbols); a pipe or file gets it exactly. Stderr is always inert.
  */
 export const makeTextRenderer = (
   style: Palette,
-  terminals: { readonly stdout: boolean; readonly stderr: boolean } = { stdout: false, stderr: false },
+  terminals: { readonly stdout: boolean } = { stdout: false },
   sinks: TextSinks = processSinks
 ): RendererShape => {
   const now = sinks.now
   const answer = new InertStream()
   const thinking = new InertStream()
   const forStdout = (text: string) => (terminals.stdout ? answer.push(text) : text)
-  const forStderr = (text: string) => (terminals.stderr ? visible(text) : text)
   // Whether the last thing written to each stream ended a line, so output never runs together.
   let stdoutAtLineStart = true
   let stderrAtLineStart = true
@@ -52,6 +56,7 @@ export const makeTextRenderer = (
     sinks.stdout(text)
     stdoutAtLineStart = text.endsWith("\n")
   }
+  /** Only what this file made inert, and its own styling, reaches here. */
   const err = (text: string) => {
     if (text === "") return
     sinks.stderr(text)
@@ -63,12 +68,13 @@ export const makeTextRenderer = (
     thinking.end()
     if (!stderrAtLineStart) err("\n")
   }
-  const line = (text: string) =>
+  /** One line on stderr: `text` made inert, then painted. */
+  const line = (paint: (text: string) => string, text: string) =>
     Effect.sync(() => {
       endReasoning()
       if (!stdoutAtLineStart) out("\n")
       if (!stderrAtLineStart) err("\n")
-      err(`${text}\n`)
+      err(`${paint(visible(text))}\n`)
     })
   return {
     sessionStarted: () => Effect.void,
@@ -84,7 +90,7 @@ export const makeTextRenderer = (
           if (!stderrAtLineStart) err("\n")
           err(style.dim("thinking: "))
         }
-        err(style.dim(terminals.stderr ? thinking.push(text) : text))
+        err(style.dim(thinking.push(text)))
       }),
     assistantMessage: () =>
       Effect.sync(() => {
@@ -96,7 +102,7 @@ export const makeTextRenderer = (
       Effect.suspend(() => {
         const at = now()
         running.set(call.id, { started: at, shown: at })
-        return line(style.cyan(`→ ${forStderr(describeCall(call))}`))
+        return line(style.cyan, `→ ${describeCall(call)}`)
       }),
     toolProgress: (event) =>
       Effect.suspend(() => {
@@ -104,23 +110,18 @@ export const makeTextRenderer = (
         const at = now()
         if (call === undefined || at - call.shown < TEXT_PROGRESS_EVERY_MS) return Effect.void
         call.shown = at
-        return line(style.dim(`  … ${forStderr(describeProgress(event) || "still running")} (${seconds(at - call.started)})`))
+        return line(style.dim, `  … ${describeProgress(event) || "still running"} (${seconds(at - call.started)})`)
       }),
     // A denial shows in the result line; an approval the operator gave was seen as it was given.
     approval: () => Effect.void,
     toolFinished: (result, durationMs) =>
       Effect.suspend(() => {
         running.delete(result.callId)
-        return line(
-          result.isError
-            ? style.red(`  ✗ ${forStderr(describeResult(result))}`)
-            : style.dim(`  ✓ ${forStderr(describeResult(result))} (${durationMs} ms)`)
-        )
+        return result.isError ? line(style.red, `  ✗ ${describeResult(result)}`) : line(style.dim, `  ✓ ${describeResult(result)} (${durationMs} ms)`)
       }),
-    retrying: (info) =>
-      line(style.yellow(`${info.reason} — retrying in ${seconds(info.delayMs)} (attempt ${info.attempt + 1} of ${info.maxAttempts})`)),
-    note: (text) => line(style.yellow(text)),
+    retrying: (info) => line(style.yellow, `${info.reason} — retrying in ${seconds(info.delayMs)} (attempt ${info.attempt + 1} of ${info.maxAttempts})`),
+    note: (text) => line(style.yellow, text),
     finished: () => Effect.sync(endReasoning),
-    failed: (message) => line(style.red(`crystal: ${message}`))
+    failed: (message) => line(style.red, `crystal: ${message}`)
   }
 }

@@ -28,7 +28,7 @@ describe("crystal run's text mode", () => {
   it("writes a progress line only once a call has run TEXT_PROGRESS_EVERY_MS, then at most one per interval, never after the result", () => {
     let clock = 1_000_000
     const stderr: Array<string> = []
-    const view = makeTextRenderer(plainPalette, { stdout: false, stderr: false }, { stdout: () => {}, stderr: (text) => void stderr.push(text), now: () => clock })
+    const view = makeTextRenderer(plainPalette, { stdout: false }, { stdout: () => {}, stderr: (text) => void stderr.push(text), now: () => clock })
     const progress = (step: number) => Effect.runSync(view.toolProgress({ callId: "c1", toolName: "mcp__s__slow", progress: step, total: 250 }))
     Effect.runSync(view.toolStarted({ id: "c1", name: "mcp__s__slow", arguments: {} }))
     // A report every 100 ms for 25 s: two lines, at 10 s and at 20 s.

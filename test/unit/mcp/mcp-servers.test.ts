@@ -4,6 +4,7 @@
  * that never answers initialize, one that dies mid-call, one that leaves grandchildren, progress
  * and list_changed.
  */
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
@@ -13,7 +14,8 @@ import * as Scope from "effect/Scope"
 import { afterEach, describe, expect, it } from "vitest"
 import { makePathFence } from "../../../src/approval/path-fence.ts"
 import type { McpServerSettings } from "../../../src/config/schema.ts"
-import { makeMcpServers, type McpServersShape } from "../../../src/mcp/mcp-servers.ts"
+import { makeMcpServers, refusalNote, type McpServersShape } from "../../../src/mcp/mcp-servers.ts"
+import { installSecrets } from "../../../src/session/redact.ts"
 import { planServer } from "../../../src/mcp/server-config.ts"
 import { isProcessAlive } from "../../../src/bash/process-tree.ts"
 import { makeSpill } from "../../../src/tools/spill.ts"
@@ -224,6 +226,49 @@ describe("MCP tool names that clash", () => {
   })
 })
 
+describe("MCP tool names that hold a secret", () => {
+  afterEach(() => installSecrets([]))
+
+  it("are not offered (the whole key, or a piece from its middle), and the note does not repeat them", async () => {
+    const key = `sk-${randomBytes(24).toString("hex")}`
+    installSecrets([key])
+    const workspace = await tempDir()
+    const { mcp } = await open(
+      {
+        whole: stdio(probeServer, [], { env: { MCP_PROBE_TOOL: `leak_${key}` } }),
+        piece: stdio(probeServer, [], { env: { MCP_PROBE_TOOL: `x.${key.slice(7, 21)}` } })
+      },
+      workspace
+    )
+    const notes = await Effect.runPromise(mcp.beforeTurn)
+    expect(notes).toEqual([refusalNote("whole", 1), refusalNote("piece", 1)])
+    expect(notes[0]).toBe("MCP server whole: 1 tool is not offered: its name holds a secret of this session (a key from Crystal's environment or a server's credential, or a piece of one).")
+    const names = mcp.tools().map((tool) => tool.name)
+    expect(names).toEqual(expect.arrayContaining(["mcp__whole__hang", "mcp__piece__hang"]))
+    expect(names.some((name) => name.includes(key.slice(7, 19)))).toBe(false)
+    expect(mcp.status().map((server) => server.refusedTools)).toEqual([1, 1])
+    // Listed again (a restart): the same refusal is not said twice.
+    expect(await Effect.runPromise(mcp.restart("whole"))).toMatch(/^MCP server whole restarted/)
+    expect(await Effect.runPromise(mcp.beforeTurn)).toEqual([])
+    expect(mcp.tools().map((tool) => tool.name)).toEqual(names)
+  })
+})
+
+describe("what an MCP server says of itself", () => {
+  afterEach(() => installSecrets([]))
+
+  it("a failure quoting the server's stderr has the session's secrets redacted, in the note and in /mcp", async () => {
+    const key = `sk-${randomBytes(24).toString("hex")}`
+    installSecrets([key])
+    const workspace = await tempDir()
+    const { mcp } = await open({ loud: { command: "sh", args: ["-c", `echo "OPENAI_API_KEY=${key}" >&2; exit 3`] } }, workspace)
+    const notes = await Effect.runPromise(mcp.beforeTurn)
+    expect(notes).toEqual([expect.stringMatching(/^MCP server loud failed: .*OPENAI_API_KEY=\[redacted\].*; its tools are not available\.$/)])
+    expect(mcp.status()[0]?.lastError).toMatch(/OPENAI_API_KEY=\[redacted\]/)
+    expect(JSON.stringify({ notes, lastError: mcp.status()[0]?.lastError })).not.toContain(key.slice(0, 12))
+  })
+})
+
 describe("an MCP server without tools", () => {
   it("is ready with none: its tools are not listed, since it did not declare the tools capability", async () => {
     const workspace = await tempDir()
@@ -378,7 +423,7 @@ describe("MCP servers that misbehave", () => {
     const workspace = await tempDir()
     const { mcp } = await open({ probe: stdio(probeServer) }, workspace)
     await Effect.runPromise(mcp.beforeTurn)
-    expect(await Effect.runPromise(mcp.restart("probe"))).toMatch(/^MCP server probe restarted: 8 tools \(stdio\)\.$/)
+    expect(await Effect.runPromise(mcp.restart("probe"))).toMatch(/^MCP server probe restarted: 9 tools \(stdio\)\.$/)
     expect(await Effect.runPromise(mcp.restart("nope"))).toBe("/mcp restart: no MCP server is named nope (configured: probe)")
     expect(outputOf(await call(toolNamed(mcp, "mcp__probe__progress"), { steps: 1 }, await context(workspace))).text).toBe("done after 1 steps")
   })

@@ -37,18 +37,29 @@ const setUp = async (mcpServers: Config["mcpServers"], approval?: PreparedSessio
   return { fake, prepared: approval === undefined ? prepared : { ...prepared, document: { ...prepared.document, approval } } }
 }
 
-/** One turn of a session started from `prepared`, as layers/session.ts starts it. */
-const oneTurn = (prepared: PreparedSession, prompt: string, host: { readonly env: Record<string, string>; readonly operator: OperatorShape }) =>
+/** One turn of a session started from `prepared`, as layers/session.ts starts it; `notes` gets the renderer's notes. */
+const oneTurn = (prepared: PreparedSession, prompt: string, host: { readonly env: Record<string, string>; readonly operator: OperatorShape; readonly notes?: Array<string> }) =>
   Effect.runPromise(
     Effect.scoped(
       Effect.gen(function* () {
-        const session = yield* startSession(prepared, { env: host.env, renderer: silentRenderer(), operator: host.operator })
+        const renderer = silentRenderer({ note: (text) => Effect.sync(() => void host.notes?.push(text)) })
+        const session = yield* startSession(prepared, { env: host.env, renderer, operator: host.operator })
         yield* runTurn(prompt, { maxSteps: 5 }).pipe(Effect.provide(session.services))
       })
     )
   )
 
 describe("MCP servers in a session", () => {
+  it("a note quoting a server's elicitation message has the session's secrets redacted", async () => {
+    const token = "mcp-tok-5b20e9c4a7f1d386"
+    const { fake, prepared } = await setUp({ probe: { command: process.execPath, args: [probeServer], env: { TRACKER_TOKEN: "${env:CRYSTAL_TEST_TRACKER_TOKEN}" } } }, "full")
+    fake.script([{ toolCalls: [{ name: "mcp__probe__elicit", arguments: { message: `Confirm ${token}` } }] }, { text: "Declined." }])
+    const notes: Array<string> = []
+    await oneTurn(prepared, "ask", { env: { CRYSTAL_TEST_TRACKER_TOKEN: token }, operator: headlessOperator, notes })
+    expect(notes).toContain("MCP server probe asked for input (Confirm [redacted]); declined: nobody to answer in crystal run.")
+    expect(notes.join("\n")).not.toContain(token)
+  })
+
   it("a ${env:…} value given to a server's env is redacted from its tool output: not in the session file, not in the next request", async () => {
     const token = "mcp-tok-7d41c2b9e0a35f68"
     const { fake, prepared } = await setUp(

@@ -51,7 +51,8 @@ const sampleArguments: Readonly<Record<string, unknown>> = {
   mcp__probe__flood: { count: 1, linger: 0 },
   mcp__probe__contain: {},
   mcp__probe__add_tool: {},
-  mcp__probe__sample: { prompt: "hi" }
+  mcp__probe__sample: { prompt: "hi" },
+  mcp__probe__elicit: { message: "hi" }
 }
 
 describe("every tool the catalog can hold", () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest"
-import { addSecrets, installSecrets, REDACTED, redactingSink, redactText } from "../../../src/session/redact.ts"
+import { addSecrets, holdsSecret, installSecrets, REDACTED, redactingSink, redactJson, redactText } from "../../../src/session/redact.ts"
 
 const key = "sk-test-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"
 const other = "ghp_0123456789abcdefABCDEF0123456789"
@@ -65,6 +65,42 @@ describe("redactText", () => {
   it("prefers the longer of two secrets that contain one another", () => {
     installSecrets(["abcdefgh", "abcdefgh-and-more"])
     expect(redactText("abcdefgh-and-more abcdefgh")).toBe(`${REDACTED} ${REDACTED}`)
+  })
+})
+
+describe("holdsSecret (tool names)", () => {
+  it.each([
+    ["the whole key", key, true],
+    ["the key inside a name", `mcp__probe__${key}`, true],
+    ["a 12-character piece from the middle", `t_${key.slice(9, 21)}_x`, true],
+    ["a 12-character piece at the end", `tool_${key.slice(-12)}`, true],
+    ["an 11-character piece", `tool_${key.slice(9, 20)}`, false],
+    ["a short secret whole", "name_pw-1234567", true],
+    ["part of a short secret", "name_pw-123456", false],
+    ["an ordinary name", "read_file", false]
+  ])("%s: %s", (_, name, held) => {
+    installSecrets([key, "pw-1234567"])
+    expect(holdsSecret(name)).toBe(held)
+  })
+
+  it("knows nothing before secrets are installed, and sees the ones added later", () => {
+    expect(holdsSecret(key)).toBe(false)
+    installSecrets(() => [other])
+    expect(holdsSecret(`x${other.slice(3, 15)}`)).toBe(true)
+    expect(holdsSecret(key.slice(0, 12))).toBe(false)
+    addSecrets([key])
+    expect(holdsSecret(key.slice(20, 32))).toBe(true)
+  })
+})
+
+describe("redactJson (tool schemas)", () => {
+  it("redacts every string of the value; a secret across JSON syntax gives the fallback", () => {
+    installSecrets([key, 'b"]}'])
+    const schema: Record<string, unknown> = { type: "object", properties: { token: { type: "string", description: `defaults to ${key}` } } }
+    expect(redactJson(schema, {})).toEqual({ type: "object", properties: { token: { type: "string", description: `defaults to ${REDACTED}` } } })
+    const clean: Record<string, unknown> = { type: "object" }
+    expect(redactJson(clean, {})).toBe(clean)
+    expect(redactJson<Record<string, unknown>>({ enum: ["a", "b"] }, { type: "object" })).toEqual({ type: "object" })
   })
 })
 

@@ -2,7 +2,9 @@ import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { plainPalette } from "../../../src/terminal/colors.ts"
 import { makeTurnView } from "../../../src/tui/turn-view.ts"
-import { InertStream, visible, visibleValue } from "../../../src/terminal/inert.ts"
+import { inertJson, inertLine, InertStream, visible, visibleValue } from "../../../src/terminal/inert.ts"
+import { loadPalette } from "../../../src/terminal/colors.ts"
+import { controlsIn, hostile, hostileShown } from "../../support/hostile-text.ts"
 import { MarkdownStream } from "../../../src/tui/markdown.ts"
 
 describe("untrusted text on the terminal", () => {
@@ -75,5 +77,42 @@ describe("untrusted text on the terminal", () => {
     expect(markdown.push("tail\r")).toEqual([])
     expect(markdown.partialPreview()).toBe("tail")
     expect(markdown.push("\x1b[K\n")).toEqual(["tail␍␛[K"])
+  })
+
+  it("a drawn line keeps the palette's styles and nothing else", async () => {
+    const palette = await loadPalette(true)
+    const line = `${palette.yellow(`note ${hostile}`)} ${palette.dim(palette.bold("x"))} \x1b[0m`
+    expect(inertLine(line)).toBe(`${palette.yellow(`note ${hostileShown}`)} ${palette.dim(palette.bold("x"))} \x1b[0m`)
+    // Styles the palette never writes (conceal, black on black, a cursor move that looks like one) are drawn.
+    expect(inertLine("a\x1b[8mhidden\x1b[30;40mblack\x1b[2;5H")).toBe("a␛[8mhidden␛[30;40mblack␛[2;5H")
+    expect(controlsIn(inertLine(`${palette.red(hostile)}\x9b31m`))).toEqual([])
+    const plain = palette.cyan("nothing to do")
+    expect(inertLine(plain)).toBe(plain)
+  })
+
+  it("the turn view's notes, failures, retries and tool names from outside are inert", () => {
+    const committed: Array<string> = []
+    const activity: Array<string | undefined> = []
+    const view = makeTurnView({ commit: (lines) => committed.push(...lines), partial: () => {}, activity: (text) => activity.push(text), columns: () => 200 }, plainPalette)
+    Effect.runSync(view.note(`MCP server probe asked for input (${hostile})`))
+    Effect.runSync(view.toolStarted({ id: "c1", name: `mcp__x__${hostile}`, arguments: {} }))
+    Effect.runSync(view.toolProgress({ callId: "c1", toolName: "t", progress: 1, message: hostile }))
+    Effect.runSync(view.retrying({ reason: `overloaded ${hostile}`, delayMs: 1000, attempt: 0, maxAttempts: 3 }))
+    Effect.runSync(view.failed(`provider said ${hostile}`))
+    const screen = [...committed, ...activity.filter((text) => text !== undefined)].join("\n")
+    expect(controlsIn(screen)).toEqual([])
+    expect(screen).toContain(`MCP server probe asked for input (${hostileShown})`)
+    expect(screen).toContain(`mcp__x__${hostileShown}`)
+    expect(screen).toContain(`overloaded ${hostileShown} — retrying`)
+    expect(screen).toContain(`crystal: provider said ${hostileShown}`)
+  })
+
+  it("JSON lines hold no control character, C1 and DEL included, and read back as the same value", () => {
+    const event = { type: "note", text: hostile, nested: [`\x7f${hostile}`] }
+    const json = inertJson(event)
+    expect(json).not.toMatch(/[\x00-\x1f\x7f-\x9f]/)
+    expect(json).toContain("\\u009b")
+    expect(JSON.parse(json)).toEqual(event)
+    expect(JSON.parse(inertJson(event, 2))).toEqual(event)
   })
 })

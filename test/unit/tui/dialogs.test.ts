@@ -5,18 +5,26 @@ import { describe, expect, it } from "vitest"
 import { plainPalette } from "../../../src/terminal/colors.ts"
 import type { Question } from "../../../src/tools/questions.ts"
 import { makeDialogs } from "../../../src/tui/dialogs.ts"
+import { hostile, hostileShown } from "../../support/hostile-text.ts"
 
 const down = "\x1b[B"
 const up = "\x1b[A"
 
 /** Asks `questions`; each time the screen shows the next of `screens`, types its keys (Enter alone by default). */
-const enterThrough = async (questions: ReadonlyArray<Question>, screens: ReadonlyArray<RegExp | readonly [RegExp, string]>) => {
+const enterThrough = async (questions: ReadonlyArray<Question>, screens: ReadonlyArray<RegExp | readonly [RegExp, string]>, everything: Array<string> = []) =>
+  typeThrough((dialogs) => dialogs.askQuestions(questions), screens, everything)
+
+/** Opens a dialog; each time the screen shows the next of `screens`, types its keys. `everything` gets all it drew. */
+const typeThrough = async <A>(open: (dialogs: ReturnType<typeof makeDialogs>) => Effect.Effect<A>, screens: ReadonlyArray<RegExp | readonly [RegExp, string]>, everything: Array<string> = []) => {
   const input = new PassThrough()
   const output = new PassThrough()
   let screen = ""
-  output.on("data", (chunk: Buffer) => (screen += chunk.toString()))
+  output.on("data", (chunk: Buffer) => {
+    screen += chunk.toString()
+    everything.push(chunk.toString())
+  })
   const host = { takeOver: () => {}, giveBack: () => {}, commit: () => {}, columns: () => 80, output, input, interruptTurn: () => {} }
-  const outcome = Effect.runPromise(makeDialogs(host, plainPalette).askQuestions(questions))
+  const outcome = Effect.runPromise(open(makeDialogs(host, plainPalette)))
   for (const step of screens) {
     const [expected, keys] = step instanceof RegExp ? [step, "\r"] : step
     const deadline = Date.now() + 5_000
@@ -53,5 +61,42 @@ describe("the question dialog", () => {
     expect(outcome).toEqual({ _tag: "Answered", answers: [{ selected: ["b", "c"] }] })
     const ticked = await enterThrough([question("tags", ["a", "b", "c"], { multiSelect: true })], [[/tags\?/, `${down}${down} ${up}${up} \r`], /Submit these answers\?/])
     expect(ticked).toEqual({ _tag: "Answered", answers: [{ selected: ["a", "c"] }] })
+  })
+})
+
+describe("text from outside in a dialog", () => {
+  /** What could drive a terminal: OSC (title, clipboard), BEL, a C1 CSI; clack's own CSI sequences are allowed. */
+  const driving = /\x1b\]|\x07|\x9b|\x1b\[2J/
+
+  it("an elicitation's question, header and options are drawn as symbols, and the answer is the option's own value", async () => {
+    const drawn: Array<string> = []
+    const outcome = await enterThrough(
+      [question(`probe: ${hostile}`, [`yes ${hostile}`, "no"], { question: `Message ${hostile}`, options: [{ label: `yes ${hostile}`, description: `hint ${hostile}` }, { label: "no", description: "" }] })],
+      [/Message/],
+      drawn
+    )
+    expect(outcome).toEqual({ _tag: "Answered", answers: [{ selected: [`yes ${hostile}`] }] })
+    const screen = drawn.join("")
+    expect(screen).not.toMatch(driving)
+    // Clack wraps at the width: each text is whole on a row of its own.
+    expect(screen).toContain(`probe: ${hostileShown}`)
+    expect(screen).toContain(`yes ${hostileShown}`)
+    expect(screen).toContain(`│  ${hostileShown}`)
+  })
+
+  it("a confirm question (a trust question naming a workspace's commands) and the session picker's titles too", async () => {
+    const drawn: Array<string> = []
+    expect(await typeThrough((dialogs) => dialogs.confirm(`Trust tools ${hostile}?`, false), [/Trust tools/], drawn)).toBe(false)
+    const picked = await typeThrough(
+      (dialogs) => dialogs.pickSession([{ id: "s1", title: `title ${hostile}`, updatedAt: "2026-01-01T00:00:00.000Z", messageCount: 2 } as never]),
+      [/Resume which session/],
+      drawn
+    )
+    expect(picked).toBe("s1")
+    const screen = drawn.join("")
+    expect(screen).not.toMatch(driving)
+    expect(screen).toMatch(/Trust tools/)
+    expect(screen).toContain(hostileShown)
+    expect(screen).toContain(`title ${hostileShown}`)
   })
 })

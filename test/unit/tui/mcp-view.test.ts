@@ -13,6 +13,7 @@ const view = (overrides: Partial<McpServerView>): McpServerView => ({
   transport: "stdio",
   serverInfo: "secure-filesystem-server 0.2.0",
   tools: [{ name: "mcp__files__read_file", mcpName: "read_file", description: "Read a file\nmore" }],
+  refusedTools: 0,
   lastError: undefined,
   ...overrides
 })

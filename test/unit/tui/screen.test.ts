@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { Screen } from "../../../src/tui/screen.ts"
+import { loadPalette } from "../../../src/terminal/colors.ts"
+import { controlsIn, hostile, hostileShown, withoutColours } from "../../support/hostile-text.ts"
 import type { Terminal } from "../../../src/tui/terminal.ts"
 
 const fakeTerminal = (columns: { value: number }, interactive = true) => {
@@ -55,5 +57,23 @@ describe("screen", () => {
     screen.commit(["\x1b[1mbold\x1b[22m answer"])
     expect(written).toEqual(["\x1b[1mbold\x1b[22m answer\n"])
     expect(transcript).toEqual(["bold answer\n"])
+  })
+
+  it("writes no escape of a line's own: whatever reached a line, committed or live, is drawn as symbols, the palette's colours kept", async () => {
+    const palette = await loadPalette(true)
+    for (const interactive of [true, false]) {
+      const { terminal, written, transcript } = fakeTerminal({ value: 300 }, interactive)
+      const screen = new Screen(terminal)
+      screen.commit([palette.yellow(`note ${hostile}`)], { lines: [`live ${hostile}`] })
+      screen.live({ lines: [palette.dim(`title ${hostile}`), "› input"], cursor: { row: 1, column: 2 } })
+      const output = written.join("")
+      // The screen's own escapes: synchronised output, cursor moves and erasing, the cursor shown or hidden.
+      const own = /\x1b\[\?(?:2026|25)[hl]|\x1b\[\d*[ACJ]|\r\n?/g
+      expect(controlsIn(output.replace(own, ""))).toEqual([])
+      expect(withoutColours(output)).toContain(`note ${hostileShown}`)
+      if (interactive) expect(withoutColours(output)).toContain(`title ${hostileShown}`)
+      expect(output).toContain(palette.yellow(`note ${hostileShown}`))
+      expect(controlsIn(transcript.join(""))).toEqual([])
+    }
   })
 })
