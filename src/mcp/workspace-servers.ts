@@ -6,12 +6,12 @@
  * already uses stays the operator's: a repository never replaces the operator's server.
  */
 import { createHash } from "node:crypto"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { describeParseError } from "../config/parse-errors.ts"
 import { McpServers, type McpServerSettings } from "../config/schema.ts"
+import { maxManifestBytes, readConfined, workspaceRoot } from "../files/confined-read.ts"
 import type { TrustEntry } from "../trust/trust-store.ts"
 
 export const workspaceMcpFile = (workspace: string): string => path.join(workspace, ".crystal", "mcp.json")
@@ -58,16 +58,12 @@ export const workspaceTrustEntry = (workspace: string, name: string, raw: unknow
 /** Reads the workspace's mcp.json; a missing file is no servers, a broken one a note (the session goes on). */
 export const readWorkspaceServers = (workspace: string, homeNames: ReadonlySet<string>): WorkspaceServers => {
   const file = workspaceMcpFile(workspace)
-  let text: string
-  try {
-    text = fs.readFileSync(file, "utf8")
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    return { file, servers: [], notes: code === "ENOENT" ? [] : [`${file}: cannot read (${code ?? String(error)}); its MCP servers are not started`] }
-  }
+  const read = readConfined(workspaceRoot(workspace), file, maxManifestBytes)
+  if (read._tag === "Missing") return { file, servers: [], notes: [] }
+  if (read._tag === "Refused") return { file, servers: [], notes: [`${read.note}; its MCP servers are not started`] }
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = JSON.parse(read.text)
   } catch (error) {
     return { file, servers: [], notes: [`${file}: not valid JSON (${error instanceof Error ? error.message : String(error)}); its MCP servers are not started`] }
   }
