@@ -5,8 +5,8 @@
  * Shown: the command and its args, the working directory, every env key and value (and an HTTP
  * server's URL and headers), as written in mcp.json — `${env:…}` unexpanded, so the operator's own
  * secrets never appear — with a literal value under a credential-like name masked. A masked value
- * keeps its first characters; one that holds a space, a path or an option is shown whole, since
- * that is what a program would run (`CARGO_REGISTRY_CREDENTIAL_PROVIDER="sh ./x"`).
+ * keeps its first characters; an env value that holds a space, a path or an option is shown whole,
+ * since that is what a program would run (`CARGO_REGISTRY_CREDENTIAL_PROVIDER="sh ./x"`).
  *
  * Hashed: the entry as written, and the workspace files its command, args and env values name
  * (`./server.sh`, `probe.mjs` given to an interpreter, `--require=./x.cjs`, a workspace directory
@@ -40,13 +40,16 @@ export const canonicalJson = (value: unknown): string => {
 const looksLikeToken = (word: string): boolean =>
   word.length >= MIN_SECRET_LENGTH && !reference.test(word) && !/^[-.~/]/.test(word) && !word.includes("/")
 
-/** `value` for the question: when `name` reads like a credential, each token-like word cut to its first characters. */
-export const shownValue = (name: string, value: string, isCredential: (name: string) => boolean): string => {
+/**
+ * `value` for the question. Under a credential-like `name` an env value that is one token-like
+ * word is cut to its first characters; one with a space stays whole (it is a command line a
+ * program may run). A header runs nothing, so each token-like word of it is cut (`Bearer abcd…`).
+ */
+export const shownValue = (name: string, value: string, isCredential: (name: string) => boolean, kind: "env" | "header"): string => {
   if (!isCredential(name)) return shellWord(value)
-  const masked = value
-    .split(/(\s+)/)
-    .map((part) => (looksLikeToken(part) ? `${part.slice(0, 4)}…` : part))
-    .join("")
+  const parts = value.split(/(\s+)/)
+  if (kind === "env" && parts.length > 1) return shellWord(value)
+  const masked = parts.map((part) => (looksLikeToken(part) ? `${part.slice(0, 4)}…` : part)).join("")
   return masked === value ? shellWord(value) : `${shellWord(masked)} (masked)`
 }
 
@@ -70,14 +73,14 @@ export const describeServer = (workspace: string, settings: McpServerSettings): 
   if (settings.url !== undefined) {
     return {
       describe: `HTTP ${shellWord(settings.url)}${flags(settings)}`,
-      details: Object.entries(settings.headers ?? {}).map(([name, value]) => `header ${shellWord(name)}: ${shownValue(name, value, headerIsCredential)}`)
+      details: Object.entries(settings.headers ?? {}).map(([name, value]) => `header ${shellWord(name)}: ${shownValue(name, value, headerIsCredential, "header")}`)
     }
   }
   return {
     describe: `${shellWords([settings.command ?? "", ...(settings.args ?? [])])}${flags(settings)}`,
     details: [
       `cwd ${shellWord(workingDirectory(workspace, settings))}`,
-      ...Object.entries(settings.env ?? {}).map(([name, value]) => `env ${shellWord(name)}=${shownValue(name, value, (key) => credentialName.test(key))}`)
+      ...Object.entries(settings.env ?? {}).map(([name, value]) => `env ${shellWord(name)}=${shownValue(name, value, (key) => credentialName.test(key), "env")}`)
     ]
   }
 }

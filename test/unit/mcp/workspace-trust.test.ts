@@ -34,13 +34,15 @@ describe("the trust question's lines for a workspace MCP server", () => {
 
   it("masks credential-like literal values, keeps ${env:…} references as written, and shows what would run", () => {
     const credential = (name: string) => /TOKEN|KEY/.test(name)
-    expect(shownValue("GITHUB_TOKEN", "ghp_0123456789abcdef", credential)).toBe('"ghp_…" (masked)')
-    expect(shownValue("GITHUB_TOKEN", "${env:GITHUB_TOKEN}", credential)).toBe('"${env:GITHUB_TOKEN}"')
-    expect(shownValue("API_KEY", "short", credential)).toBe("short")
+    expect(shownValue("GITHUB_TOKEN", "ghp_0123456789abcdef", credential, "env")).toBe('"ghp_…" (masked)')
+    expect(shownValue("GITHUB_TOKEN", "${env:GITHUB_TOKEN}", credential, "env")).toBe('"${env:GITHUB_TOKEN}"')
+    expect(shownValue("API_KEY", "short", credential, "env")).toBe("short")
     // A command line or a path under a credential-like name is what a program runs: shown whole.
-    expect(shownValue("CARGO_KEY_PROVIDER", "sh ./x.sh", credential)).toBe('"sh ./x.sh"')
-    expect(shownValue("KEY_FILE", "/etc/secret/key.pem", credential)).toBe("/etc/secret/key.pem")
-    expect(shownValue("MODE", "ghp_0123456789abcdef", credential)).toBe("ghp_0123456789abcdef")
+    expect(shownValue("CARGO_KEY_PROVIDER", "sh ./x.sh", credential, "env")).toBe('"sh ./x.sh"')
+    expect(shownValue("CARGO_KEY_PROVIDER", "credential-helper --store", credential, "env")).toBe('"credential-helper --store"')
+    expect(shownValue("KEY_FILE", "/etc/secret/key.pem", credential, "env")).toBe("/etc/secret/key.pem")
+    expect(shownValue("MODE", "ghp_0123456789abcdef", credential, "env")).toBe("ghp_0123456789abcdef")
+    expect(shownValue("X-KEY", "Bearer abcdefghijklmnop", credential, "header")).toBe('"Bearer abcd…" (masked)')
     expect(describeServer(workspace, { command: "srv", env: { GITHUB_TOKEN: "ghp_0123456789abcdef" } }).details).toEqual([
       "cwd /w",
       'env GITHUB_TOKEN="ghp_…" (masked)'
