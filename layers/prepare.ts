@@ -159,7 +159,7 @@ export const prepareSession = (
     const discovered =
       config.skills === false
         ? { skills: [], notes: [] }
-        : discoverSkills(path.join(paths.home, "skills"), path.join(paths.workspaceDir, "skills"))
+        : discoverSkills(path.join(paths.home, "skills"), path.join(paths.workspaceDir, "skills"), { home: paths.home, workspace: paths.workspace })
     // Its notes are told with the process's first session only.
     const plugins = yield* Effect.promise(() => pluginsLoading)
     const pluginNotes = checked === undefined ? [...plugins.notes, ...rawHookNotes(plugins.plugins)] : []

@@ -10,6 +10,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { readRegularFile } from "../files/confined-read.ts"
 
 /** Keys whose value is a program git runs, or a file git reads more configuration from. */
 const PROGRAM_KEY =
@@ -24,10 +25,12 @@ export const repositoryRunsPrograms = (dir: string): string | undefined => {
   if (gitDir === null) return "its .git cannot be read"
   const dirs = [gitDir]
   const common = readText(path.join(gitDir, "commondir"))
-  if (common !== undefined) dirs.push(path.resolve(gitDir, common.trim()))
+  if (typeof common === "string") dirs.push(path.resolve(gitDir, common.trim()))
   for (const each of dirs) {
     for (const file of ["config", "config.worktree"]) {
       const text = readText(path.join(each, file))
+      // A FIFO or a device there would hang git (and this check); what git would read is unknown.
+      if (typeof text === "object") return `the repository config ${path.join(each, file)} ${text.refused}`
       const key = text === undefined ? undefined : programKey(text)
       if (key !== undefined) return `the repository config sets ${key}, which runs a program`
     }
@@ -49,20 +52,22 @@ const findGitDir = (dir: string): string | null | undefined => {
     }
     if (stat?.isDirectory() === true) return dotGit
     if (stat?.isFile() === true) {
-      const pointer = /^gitdir:\s*(.+)$/m.exec(readText(dotGit) ?? "")?.[1]
+      const text = readText(dotGit)
+      const pointer = /^gitdir:\s*(.+)$/m.exec(typeof text === "string" ? text : "")?.[1]
       return pointer === undefined ? null : path.resolve(current, pointer.trim())
     }
     if (path.dirname(current) === current) return undefined
   }
 }
 
-const readText = (file: string): string | undefined => {
-  try {
-    return fs.readFileSync(file, "utf8")
-  } catch {
-    return undefined
-  }
+/** A git file's text; undefined when missing; `refused` when it is there but not a regular file of sane size (never opened then). */
+const readText = (file: string): string | { readonly refused: string } | undefined => {
+  const read = readRegularFile(file, maxGitFileBytes)
+  if (read === undefined) return undefined
+  return "refused" in read ? read : read.bytes.toString("utf8")
 }
+
+const maxGitFileBytes = 1024 * 1024
 
 /** The first program-running key of a git config file's text, as `section.sub.name`. */
 export const programKey = (text: string): string | undefined => {

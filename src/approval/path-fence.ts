@@ -7,6 +7,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { isWithin } from "../files/within.ts"
 import type { Scope } from "./classification.ts"
 
 export type Access = "read" | "write"
@@ -45,12 +46,7 @@ export interface PathFence {
   readonly withGrants: (extra: ReadonlyArray<Grant>) => PathFence
 }
 
-/** Whether `candidate` is `root` or lies under it (both absolute and normalised). */
-export const isWithin = (root: string, candidate: string): boolean => {
-  if (candidate === root) return true
-  const prefix = root.endsWith(path.sep) ? root : root + path.sep
-  return candidate.startsWith(prefix)
-}
+export { isWithin } from "../files/within.ts"
 
 /**
  * Real path of `target`, or of its deepest existing ancestor joined with the rest (for new files).

@@ -6,6 +6,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { crystalHomeRoot, maxManifestBytes, readConfined, workspaceRoot, type ConfinedRoot } from "../files/confined-read.ts"
 import { hashFiles } from "../trust/hash-files.ts"
 import { manifestFileName, parseManifest, setNamePattern, setNameRule, type ToolSetManifest } from "./manifest.ts"
 
@@ -82,16 +83,12 @@ const listDirs = (root: string, source: ToolSource, notes: Array<string>): Array
   return dirs
 }
 
-const readEntry = (found: ToolSetDir): ToolSetEntry => {
-  let text: string
-  try {
-    text = fs.readFileSync(found.manifestFile, "utf8")
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const problem = code === "ENOENT" ? `${found.manifestFile}: missing (a tool set folder needs a tools.json); skipped` : `${found.manifestFile}: cannot read (${code ?? String(error)}); skipped`
-    return { ...found, state: "broken", problem }
-  }
-  const parsed = parseManifest(found.manifestFile, text)
+/** tools.json is read only as a regular file inside `root` (the Crystal home, or the workspace for a project set). */
+const readEntry = (found: ToolSetDir, root: ConfinedRoot): ToolSetEntry => {
+  const read = readConfined(root, found.manifestFile, maxManifestBytes)
+  if (read._tag === "Missing") return { ...found, state: "broken", problem: `${found.manifestFile}: missing (a tool set folder needs a tools.json); skipped` }
+  if (read._tag === "Refused") return { ...found, state: "broken", problem: `${read.note}; skipped` }
+  const parsed = parseManifest(found.manifestFile, read.text)
   if (parsed._tag === "Bad") return { ...found, state: "broken", problem: parsed.problem }
   return { ...found, state: parsed.manifest.enabled ? "enabled" : "disabled", manifest: parsed.manifest }
 }
@@ -99,10 +96,10 @@ const readEntry = (found: ToolSetDir): ToolSetEntry => {
 export const discoverToolSets = (home: string, workspace: string): Discovery => {
   const notes: Array<string> = []
   const roots = toolSetRoots(home, workspace)
-  const project = listDirs(roots.project, "project", notes).map(readEntry)
+  const project = listDirs(roots.project, "project", notes).map((entry) => readEntry(entry, workspaceRoot(workspace)))
   const projectNames = new Set(project.map((entry) => entry.name))
   const homeEntries = listDirs(roots.home, "home", notes).map((entry): ToolSetEntry => {
-    const read = readEntry(entry)
+    const read = readEntry(entry, crystalHomeRoot(home))
     // Still read, so `crystal tools` can show and enable it; never loaded while the project's set exists.
     return projectNames.has(entry.name) ? { ...read, state: "replaced" } : read
   })

@@ -11,6 +11,7 @@
 import * as Effect from "effect/Effect"
 import type { ApprovalMode } from "../approval/policy.ts"
 import { holdsSecret, redactJson, redactText } from "../session/redact.ts"
+import { shellWord, shellWords } from "../terminal/shell-words.ts"
 import type { Tool } from "../tools/tool.ts"
 import { decideTrust, type TrustAsker, type TrustDecision } from "../trust/trust-question.ts"
 import type { TrustEntry } from "../trust/trust-store.ts"
@@ -63,16 +64,22 @@ export interface ExternalToolsControl {
   readonly setAuthority: (source: ToolSource, authority: ApprovalAuthority) => void
 }
 
-/** What the operator is asked to trust for a project set: its runner and what it runs. */
+/**
+ * What the operator is asked to trust for a project set: its runner and what it runs. An exec
+ * tool's program runs in the workspace root with Crystal's environment (nothing from the
+ * repository), so its argv is all there is to show; a module is imported into Crystal itself.
+ */
 export const trustEntryFor = (workspace: string, set: LoadableSet): TrustEntry => ({
   kind: "tools",
   workspace,
   name: set.name,
   hash: set.hash,
-  describe:
-    set.manifest.runner === "module"
-      ? `module ${set.manifest.entry}`
-      : set.manifest.tools.map((tool) => `${tool.name} → ${tool.command.join(" ")}`).join("; ")
+  ...(set.manifest.runner === "module"
+    ? { describe: `module ${shellWord(set.manifest.entry)} (imported into Crystal itself)`, details: [] }
+    : {
+        describe: `each tool runs its program in ${shellWord(workspace)}`,
+        details: set.manifest.tools.map((tool) => `${tool.name} → ${shellWords(tool.command)}`)
+      })
 })
 
 /** The workspace's sets that need the operator's trust before they may run. */

@@ -12,6 +12,7 @@
 import * as path from "node:path"
 import { MIN_SECRET_LENGTH } from "../bash/shell-env.ts"
 import type { McpServerSettings } from "../config/schema.ts"
+import { shellWords } from "../terminal/shell-words.ts"
 
 export const mcpDefaults = { startupTimeoutSeconds: 10, toolTimeoutSeconds: 120, trustAnnotations: false, sampling: false } as const
 
@@ -51,7 +52,8 @@ const reference = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g
 
 class MissingVariable extends Error {}
 
-const credentialName = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CRED/i
+/** An env name that reads like a credential (on either side of `${env:…}`). */
+export const credentialName = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CRED/i
 
 /**
  * `text` with its references replaced; with `secrets`, each value put in for which `isSecret`
@@ -75,8 +77,6 @@ const expandMap = (values: Readonly<Record<string, string>> | undefined, env: En
   return out
 }
 
-const quoteArg = (arg: string): string => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg))
-
 /**
  * `baseEnv` is what a stdio server inherits (the shell's environment: Crystal's minus the provider
  * keys, src/bash/shell-env.ts); its own `env` goes over it. `env` is where `${env:…}` is read.
@@ -93,7 +93,7 @@ export const planServer = (name: string, settings: McpServerSettings, options: {
     trustAnnotations: settings.trustAnnotations ?? mcpDefaults.trustAnnotations,
     sampling: settings.sampling ?? mcpDefaults.sampling
   }
-  const shown = settings.url ?? [settings.command ?? "", ...(settings.args ?? [])].map(quoteArg).join(" ")
+  const shown = settings.url ?? shellWords([settings.command ?? "", ...(settings.args ?? [])])
   const secrets = new Set<string>()
   try {
     const endpoint: McpEndpoint =

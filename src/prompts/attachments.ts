@@ -17,6 +17,7 @@
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import type { CrystalPaths } from "../config/paths.ts"
+import { crystalHomeRoot, workspaceRoot, type ConfinedRoot } from "../files/confined-read.ts"
 import {
   listPromptDirs,
   PromptChangeError,
@@ -44,6 +45,9 @@ export interface AttachmentFlags {
 }
 
 export const noAttachmentFlags: AttachmentFlags = { attachmentsOff: false, forcedAttachments: [] }
+
+/** The workspace whose `.crystal` directory `paths.workspaceDir` is: what its files must stay inside. */
+export const workspaceOf = (paths: PromptPaths): string => path.dirname(paths.workspaceDir)
 
 export const promptAttachmentDirs = (paths: PromptPaths): Readonly<Record<AttachmentSource, string>> => ({
   home: path.join(paths.home, "prompt-attachments"),
@@ -90,17 +94,18 @@ export const byAttachmentOrder = (a: PromptAttachment, b: PromptAttachment): num
 const discoverIn = (
   root: string,
   source: AttachmentSource,
+  confinedTo: ConfinedRoot,
   skipped: Array<SkippedPromptDir & { readonly source: AttachmentSource }>,
   notes: Array<string>
 ): Array<PromptAttachment> => {
   const skippedHere: Array<SkippedPromptDir> = []
   const found: Array<PromptAttachment> = []
   for (const entry of listPromptDirs(root, "prompt attachment", skippedHere, notes)) {
-    const manifest = readManifestOrSkip(entry, "prompt attachment", skippedHere, notes)
+    const manifest = readManifestOrSkip(entry, "prompt attachment", confinedTo, skippedHere, notes)
     if (manifest === undefined) continue
     const files: Partial<Record<AttachablePrompt, PromptFile>> = {}
     for (const name of attachablePrompts) {
-      const file = readPromptTextFile(entry.dir, name, notes)
+      const file = readPromptTextFile(entry.dir, name, confinedTo, notes)
       if (file !== undefined) files[name] = file
     }
     found.push({
@@ -124,9 +129,10 @@ export const discoverPromptAttachments = (paths: PromptPaths): AttachmentDiscove
   const dirs = promptAttachmentDirs(paths)
   const notes: Array<string> = []
   const skipped: Array<SkippedPromptDir & { readonly source: AttachmentSource }> = []
-  const home = discoverIn(dirs.home, "home", skipped, notes)
+  const home = discoverIn(dirs.home, "home", crystalHomeRoot(paths.home), skipped, notes)
   // A workspace whose .crystal is the home itself has no second copy of anything.
-  const workspace = path.resolve(dirs.workspace) === path.resolve(dirs.home) ? [] : discoverIn(dirs.workspace, "workspace", skipped, notes)
+  const workspace =
+    path.resolve(dirs.workspace) === path.resolve(dirs.home) ? [] : discoverIn(dirs.workspace, "workspace", workspaceRoot(workspaceOf(paths)), skipped, notes)
   const winners = new Map<string, PromptAttachment>()
   for (const attachment of [...home, ...workspace]) winners.set(attachment.id, attachment)
   return {

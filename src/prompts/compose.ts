@@ -24,6 +24,7 @@ export const composePrompt = (
   const notes: Array<string> = []
   const bind = (text: string) => bindPlaceholders(text, values, (note) => notes.push(note))
   const body = resolvePrompt(name, locations)
+  notes.push(...body.notes)
   const text = joinParts([bind(body.text), ...attachments(name, bind)])
   return { text, body, notes }
 }

@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { locateJsonSyntaxError } from "../config/json-syntax.ts"
 import { writeFileAtomic } from "../files/atomic.ts"
+import { maxInstructionBytes, maxManifestBytes, readConfined, readRegularFile, type ConfinedRoot } from "../files/confined-read.ts"
 
 /** A refused or failed change to a prompt set or attachment; the message is for the operator. */
 export class PromptChangeError extends Schema.TaggedError<PromptChangeError>()("PromptChangeError", {
@@ -130,21 +131,26 @@ export const parseManifestText = (file: string, text: string, kind: ManifestKind
 const errorCode = (error: unknown): string =>
   (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error))
 
-/** A manifest file's text, or what keeps it from being read, said for a note. */
+/**
+ * A manifest file's text, or what keeps it from being read, said for a note (plugin.json: links
+ * are followed, since a plugin's folder may be a link to its checkout; a FIFO is still refused).
+ */
 export const readManifestFile = (file: string): { readonly text: string } | { readonly problem: string } => {
-  try {
-    return { text: fs.readFileSync(file, "utf8") }
-  } catch (error) {
-    const code = errorCode(error)
-    return { problem: code === "ENOENT" ? "missing" : code === "EISDIR" ? "is a directory, not a file" : `cannot be read (${code})` }
-  }
+  const read = readRegularFile(file, maxManifestBytes)
+  if (read === undefined) return { problem: "missing" }
+  return "refused" in read ? { problem: read.refused } : { text: read.bytes.toString("utf8") }
 }
 
-/** Reads `<dir>/prompt.json`. Never writes anything. */
-export const readManifest = (dir: string, kind: ManifestKind): ManifestRead => {
+/**
+ * Reads `<dir>/prompt.json` as a regular file inside `root` (the Crystal home or the workspace it
+ * was found in: src/files/confined-read.ts). Never writes anything.
+ */
+export const readManifest = (dir: string, kind: ManifestKind, root: ConfinedRoot): ManifestRead => {
   const file = path.join(dir, manifestFileName)
-  const read = readManifestFile(file)
-  return "problem" in read ? { _tag: "Problem", file, problem: read.problem } : parseManifestText(file, read.text, kind)
+  const read = readConfined(root, file, maxManifestBytes)
+  if (read._tag === "Missing") return { _tag: "Problem", file, problem: "missing" }
+  if (read._tag === "Refused") return { _tag: "Problem", file, problem: read.reason }
+  return parseManifestText(file, read.text, kind)
 }
 
 /** A directory found where prompt sets or attachments live, but not used. */
@@ -207,10 +213,11 @@ export const listPromptDirs = (
 export const readManifestOrSkip = (
   entry: PromptDirEntry,
   kind: ManifestKind,
+  root: ConfinedRoot,
   skipped: Array<SkippedPromptDir>,
   notes: Array<string>
 ): PromptManifest | undefined => {
-  const read = readManifest(entry.dir, kind)
+  const read = readManifest(entry.dir, kind, root)
   if (read._tag === "Manifest") return read.manifest
   const reason = `${read.file}: ${read.problem}`
   const note = `${reason}; ${kind} '${entry.id}' skipped.`
@@ -226,22 +233,16 @@ export interface PromptFile {
 
 /**
  * `<dir>/<base>.md`, else `<dir>/<base>.txt`: the first that exists and holds more than white space,
- * text as written (a UTF-8 byte-order mark dropped, the trailing newline kept). An unreadable file
- * is a note and counts as missing.
+ * text as written (a UTF-8 byte-order mark dropped, the trailing newline kept). Read only as a
+ * regular file inside `root`; a refused or unreadable file is a note and counts as missing.
  */
-export const readPromptTextFile = (dir: string, base: string, notes: Array<string>): PromptFile | undefined => {
+export const readPromptTextFile = (dir: string, base: string, root: ConfinedRoot, notes: Array<string>): PromptFile | undefined => {
   for (const fileName of [`${base}.md`, `${base}.txt`]) {
-    const file = path.join(dir, fileName)
-    let text: string
-    try {
-      text = fs.readFileSync(file, "utf8")
-    } catch (error) {
-      const code = errorCode(error)
-      if (code !== "ENOENT") notes.push(`${file}: cannot be read (${code}); treated as missing.`)
-      continue
-    }
-    if (text.startsWith(bom)) text = text.slice(1)
-    if (text.trim() !== "") return { file, text }
+    const read = readConfined(root, path.join(dir, fileName), maxInstructionBytes)
+    if (read._tag === "Refused") notes.push(`${read.file} ${read.reason}; treated as missing.`)
+    if (read._tag !== "Read") continue
+    const text = read.text.startsWith(bom) ? read.text.slice(1) : read.text
+    if (text.trim() !== "") return { file: read.file, text }
   }
   return undefined
 }

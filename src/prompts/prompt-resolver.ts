@@ -13,7 +13,7 @@ import type { SessionDocument } from "../session/document.ts"
 import { skillsListing } from "../skills/discover.ts"
 import type { Skill } from "../skills/discover.ts"
 import { composePrompt, joinParts } from "./compose.ts"
-import { readInstructions } from "./instructions.ts"
+import { readInstructions, type InstructionFile } from "./instructions.ts"
 import { makePlaceholderRegistry, type PlaceholderRegistry } from "./placeholder-registry.ts"
 import { bindPlaceholders, type PlaceholderValues } from "./placeholders.ts"
 import { resolvePrompt } from "./resolver.ts"
@@ -75,7 +75,7 @@ export class PromptResolver extends Context.Tag("crystal/PromptResolver")<Prompt
           })
 
     /** Host values for `doc`; a side request gets no workspace instructions or skills, and its own {{mode}}. */
-    const valuesFor = (doc: SessionDocument, side?: "review" | "compaction" | "topic" | "image") => {
+    const valuesFor = (doc: SessionDocument, side?: "review" | "compaction" | "topic" | "image", instructions: ReadonlyArray<InstructionFile> = []) => {
       const values = hostValues({
         workspace: doc.workspace,
         mode: doc.mode,
@@ -84,7 +84,7 @@ export class PromptResolver extends Context.Tag("crystal/PromptResolver")<Prompt
         sessionId: doc.id,
         disabledTools: options.disabledTools,
         access: doc.access ?? [],
-        instructions: side === undefined ? readInstructions(doc.workspace) : [],
+        instructions: side === undefined ? instructions : [],
         skills: side === undefined ? skillsListing(options.skills) : "",
         now: new Date()
       })
@@ -96,8 +96,9 @@ export class PromptResolver extends Context.Tag("crystal/PromptResolver")<Prompt
       compose: Effect.fn("PromptResolver.compose")(function* (doc: SessionDocument) {
         const { locations, attachments, notes: found } = sources()
         if (hooks !== undefined) yield* hooks.refreshPlaceholders
-        const composed = composePrompt(doc.mode, valuesFor(doc), locations, attachments)
-        notes = [...found, ...composed.notes]
+        const instructions = readInstructions(doc.workspace)
+        const composed = composePrompt(doc.mode, valuesFor(doc, undefined, instructions.files), locations, attachments)
+        notes = [...found, ...instructions.notes, ...composed.notes]
         return yield* withPlugins(doc.mode, composed.text)
       }),
       notes: () => notes,

@@ -4,8 +4,8 @@
  * accepted). A missing or empty file falls back to the next lower level. Files are read when a
  * text is composed, so an edit applies at the next composition; nothing here ever writes them.
  */
-import * as fs from "node:fs"
 import * as path from "node:path"
+import { maxInstructionBytes, readConfined, type ConfinedRoot } from "../files/confined-read.ts"
 import { builtinPrompts } from "./builtin/index.ts"
 import { promptFileNames, type PromptName } from "./names.ts"
 
@@ -19,41 +19,46 @@ export interface ResolvedPrompt {
   readonly name: PromptName
   readonly text: string
   readonly source: PromptSource
+  /** Prompt files refused on the way (a link out of their root, a FIFO, too large), each naming the file. */
+  readonly notes: ReadonlyArray<string>
 }
 
 /** The selected prompt set's text for a name, when it has a non-empty file for it. */
 export type SetLookup = (name: PromptName) => { readonly set: string; readonly file: string; readonly text: string } | undefined
 
+/** A folder of prompt files, and the root its files must stay inside (the Crystal home, the workspace). */
+export interface PromptDir {
+  readonly dir: string
+  readonly root: ConfinedRoot
+}
+
 export interface PromptLocations {
   /** ~/.crystal/prompts */
-  readonly homePrompts: string
+  readonly homePrompts: PromptDir
   /** <workspace>/.crystal/prompts; undefined where the workspace must not be heard (the reviewer). */
-  readonly workspacePrompts: string | undefined
+  readonly workspacePrompts: PromptDir | undefined
   readonly set?: SetLookup | undefined
 }
 
-/** The first of NAME.md, NAME.txt in `dir` that exists and is not empty. */
-export const readPromptFile = (dir: string, name: PromptName): { readonly file: string; readonly text: string } | undefined => {
+/** The first of NAME.md, NAME.txt in `at` that exists and is not empty; a refused file is a note and counts as missing. */
+export const readPromptFile = (at: PromptDir, name: PromptName, notes: Array<string>): { readonly file: string; readonly text: string } | undefined => {
   for (const fileName of promptFileNames(name)) {
-    const file = path.join(dir, fileName)
-    try {
-      const text = fs.readFileSync(file, "utf8")
-      if (text.trim() !== "") return { file, text }
-    } catch {
-      // missing or unreadable: the next candidate, then the next level down
-    }
+    const read = readConfined(at.root, path.join(at.dir, fileName), maxInstructionBytes)
+    if (read._tag === "Refused") notes.push(read.note)
+    if (read._tag === "Read" && read.text.trim() !== "") return { file: read.file, text: read.text }
   }
   return undefined
 }
 
 export const resolvePrompt = (name: PromptName, locations: PromptLocations): ResolvedPrompt => {
-  const fromWorkspace = locations.workspacePrompts === undefined ? undefined : readPromptFile(locations.workspacePrompts, name)
-  if (fromWorkspace !== undefined) return { name, text: fromWorkspace.text, source: { kind: "workspace", file: fromWorkspace.file } }
-  const fromHome = readPromptFile(locations.homePrompts, name)
-  if (fromHome !== undefined) return { name, text: fromHome.text, source: { kind: "home", file: fromHome.file } }
+  const notes: Array<string> = []
+  const fromWorkspace = locations.workspacePrompts === undefined ? undefined : readPromptFile(locations.workspacePrompts, name, notes)
+  if (fromWorkspace !== undefined) return { name, text: fromWorkspace.text, source: { kind: "workspace", file: fromWorkspace.file }, notes }
+  const fromHome = readPromptFile(locations.homePrompts, name, notes)
+  if (fromHome !== undefined) return { name, text: fromHome.text, source: { kind: "home", file: fromHome.file }, notes }
   const fromSet = locations.set?.(name)
-  if (fromSet !== undefined) return { name, text: fromSet.text, source: { kind: "set", set: fromSet.set, file: fromSet.file } }
-  return { name, text: builtinPrompts[name].text, source: { kind: "builtin" } }
+  if (fromSet !== undefined) return { name, text: fromSet.text, source: { kind: "set", set: fromSet.set, file: fromSet.file }, notes }
+  return { name, text: builtinPrompts[name].text, source: { kind: "builtin" }, notes }
 }
 
 export const describeSource = (source: PromptSource): string => {

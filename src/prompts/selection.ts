@@ -7,9 +7,10 @@
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { ConfigError } from "../config/errors.ts"
-import { discoverPromptAttachments, selectPromptAttachments, type AttachmentFlags, type AttachmentTexts, type PromptPaths } from "./attachments.ts"
+import { discoverPromptAttachments, selectPromptAttachments, workspaceOf, type AttachmentFlags, type AttachmentTexts, type PromptPaths } from "./attachments.ts"
 import { isValidPromptDirName, promptDirNameRule } from "./manifest.ts"
-import type { PromptLocations } from "./resolver.ts"
+import { crystalHomeRoot, workspaceRoot } from "../files/confined-read.ts"
+import type { PromptDir, PromptLocations } from "./resolver.ts"
 import { defaultPromptSetName, discoverPromptSets, selectPromptSet } from "./sets.ts"
 
 export interface PromptSelection extends AttachmentFlags {
@@ -89,9 +90,10 @@ export interface PromptSources {
 export const promptSources = (paths: PromptPaths, selection: PromptSelection): PromptSources => {
   const set = selectPromptSet(paths.home, selection.promptSet)
   const attachments = selectPromptAttachments(paths, selection)
-  const homePrompts = path.join(paths.home, "prompts")
+  const homePrompts: PromptDir = { dir: path.join(paths.home, "prompts"), root: crystalHomeRoot(paths.home) }
+  const workspacePrompts: PromptDir = { dir: path.join(paths.workspaceDir, "prompts"), root: workspaceRoot(workspaceOf(paths)) }
   return {
-    locations: { homePrompts, workspacePrompts: path.join(paths.workspaceDir, "prompts"), set: set.lookup },
+    locations: { homePrompts, workspacePrompts, set: set.lookup },
     attachments: attachments.texts,
     reviewer: {
       locations: { homePrompts, workspacePrompts: undefined, set: set.lookup },

@@ -12,6 +12,7 @@
  */
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
+import { crystalHomeRoot } from "../files/confined-read.ts"
 import { promptNames, type AttachablePrompt, type PromptName } from "./names.ts"
 import {
   listPromptDirs,
@@ -55,6 +56,7 @@ export interface PromptSetDiscovery {
 /** Reads ~/.crystal/promptsets afresh. Never writes. */
 export const discoverPromptSets = (home: string): PromptSetDiscovery => {
   const dir = promptSetsDir(home)
+  const root = crystalHomeRoot(home)
   const notes: Array<string> = []
   const skipped: Array<SkippedPromptDir> = []
   const sets: Array<PromptSet> = []
@@ -66,11 +68,11 @@ export const discoverPromptSets = (home: string): PromptSetDiscovery => {
       notes.push(note)
       continue
     }
-    const manifest = readManifestOrSkip(entry, "prompt set", skipped, notes)
+    const manifest = readManifestOrSkip(entry, "prompt set", root, skipped, notes)
     if (manifest === undefined) continue
     const files: Partial<Record<PromptName, PromptFile>> = {}
     for (const name of promptNames) {
-      const file = readPromptTextFile(entry.dir, name, notes)
+      const file = readPromptTextFile(entry.dir, name, root, notes)
       if (file !== undefined) files[name] = file
     }
     sets.push({

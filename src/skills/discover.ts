@@ -5,6 +5,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { crystalHomeRoot, maxInstructionBytes, readConfined, workspaceRoot, type ConfinedRoot } from "../files/confined-read.ts"
 
 export interface Skill {
   readonly name: string
@@ -12,6 +13,8 @@ export interface Skill {
   readonly dir: string
   readonly file: string
   readonly source: "home" | "workspace"
+  /** What its SKILL.md must stay inside when the skill tool reads it again: the Crystal home or the workspace. */
+  readonly root: ConfinedRoot
 }
 
 export interface SkillDiscovery {
@@ -50,7 +53,7 @@ export const parseFrontMatter = (text: string): FrontMatter | undefined => {
   return { fields, body: rest.startsWith("\n") ? rest.slice(1) : rest }
 }
 
-const discoverIn = (root: string, source: Skill["source"], notes: Array<string>): Array<Skill> => {
+const discoverIn = (root: string, source: Skill["source"], confinedTo: ConfinedRoot, notes: Array<string>): Array<Skill> => {
   let entries: Array<fs.Dirent>
   try {
     entries = fs.readdirSync(root, { withFileTypes: true })
@@ -62,13 +65,12 @@ const discoverIn = (root: string, source: Skill["source"], notes: Array<string>)
     if (!entry.isDirectory()) continue
     const dir = path.join(root, entry.name)
     const file = path.join(dir, "SKILL.md")
-    let text: string
-    try {
-      text = fs.readFileSync(file, "utf8")
-    } catch {
-      notes.push(`Skill folder ${dir} has no readable SKILL.md; skipped.`)
+    const read = readConfined(confinedTo, file, maxInstructionBytes)
+    if (read._tag !== "Read") {
+      notes.push(read._tag === "Refused" ? `${read.note}; skill folder ${dir} skipped.` : `Skill folder ${dir} has no readable SKILL.md; skipped.`)
       continue
     }
+    const text = read.text
     const parsed = parseFrontMatter(text)
     const name = parsed?.fields["name"] ?? ""
     const description = parsed?.fields["description"] ?? ""
@@ -79,17 +81,25 @@ const discoverIn = (root: string, source: Skill["source"], notes: Array<string>)
     } else if (description === "" || description.length > maxDescription) {
       notes.push(`${file}: front matter "description" must be 1–${maxDescription} characters; skipped.`)
     } else {
-      skills.push({ name, description, dir, file, source })
+      skills.push({ name, description, dir, file, source, root: confinedTo })
     }
   }
   return skills
 }
 
-export const discoverSkills = (homeSkillsDir: string, workspaceSkillsDir: string): SkillDiscovery => {
+/**
+ * `roots`: what each side's SKILL.md files must stay inside (src/files/confined-read.ts): the
+ * Crystal home and the workspace, not the skills folders themselves.
+ */
+export const discoverSkills = (
+  homeSkillsDir: string,
+  workspaceSkillsDir: string,
+  roots: { readonly home: string; readonly workspace: string }
+): SkillDiscovery => {
   const notes: Array<string> = []
   const byName = new Map<string, Skill>()
-  for (const skill of discoverIn(homeSkillsDir, "home", notes)) byName.set(skill.name, skill)
-  for (const skill of discoverIn(workspaceSkillsDir, "workspace", notes)) byName.set(skill.name, skill)
+  for (const skill of discoverIn(homeSkillsDir, "home", crystalHomeRoot(roots.home), notes)) byName.set(skill.name, skill)
+  for (const skill of discoverIn(workspaceSkillsDir, "workspace", workspaceRoot(roots.workspace), notes)) byName.set(skill.name, skill)
   return { skills: [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1)), notes }
 }
 

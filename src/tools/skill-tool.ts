@@ -1,6 +1,6 @@
 /** The skill tool (SPEC T7): loads a discovered skill's instructions and tells where its other files are. */
-import * as fs from "node:fs/promises"
 import * as Effect from "effect/Effect"
+import { maxInstructionBytes, readConfined } from "../files/confined-read.ts"
 import { parseFrontMatter, type Skill } from "../skills/discover.ts"
 import * as P from "./params.ts"
 import { everyMode, defineTool, ToolError, type Tool } from "./tool.ts"
@@ -19,10 +19,12 @@ export const makeSkillTool = (skills: ReadonlyArray<Skill>): Tool =>
         if (skill === undefined) {
           return yield* new ToolError({ message: `no skill named '${name}'; available: ${skills.map((candidate) => candidate.name).join(", ")}` })
         }
-        const text = yield* Effect.tryPromise({
-          try: () => fs.readFile(skill.file, "utf8"),
-          catch: () => new ToolError({ message: `the skill ${name} can no longer be read (${skill.file})` })
-        })
+        // Read as at discovery: a regular file inside its root, never through a link that now leads out.
+        const read = readConfined(skill.root, skill.file, maxInstructionBytes)
+        if (read._tag !== "Read") {
+          return yield* new ToolError({ message: `the skill ${name} can no longer be read (${read._tag === "Refused" ? read.note : `${skill.file} is missing`})` })
+        }
+        const text = read.text
         const body = parseFrontMatter(text)?.body ?? text
         return { text: `Skill ${skill.name} (folder ${skill.dir}):\n\n${body.trim()}` }
       })

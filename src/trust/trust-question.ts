@@ -5,6 +5,7 @@
  * config "trustProjectTools": true) trusts them without asking and without storing anything.
  */
 import * as Effect from "effect/Effect"
+import { visible } from "../terminal/inert.ts"
 import { trust, untrustedEntries, type TrustEntry } from "./trust-store.ts"
 
 export interface TrustAsker {
@@ -21,12 +22,15 @@ export interface TrustDecision {
 
 const kindLabel = (entry: TrustEntry): string => (entry.kind === "tools" ? "tool set" : "MCP server")
 
+/** Each entry's line and the lines under it; inert, since every name and value comes from the repository. */
+export const entryLines = (entries: ReadonlyArray<TrustEntry>): ReadonlyArray<string> =>
+  entries.flatMap((entry) => [`  ${kindLabel(entry)} ${entry.name}: ${entry.describe}`, ...entry.details.map((line) => `      ${line}`)].map(oneLine))
+
+/** A line stays one line: a newline the repository slipped in cannot draw a line of its own. */
+const oneLine = (line: string): string => visible(line).replace(/[\n\t]/g, (char) => (char === "\n" ? "\u2424" : "\u2409"))
+
 export const trustQuestion = (workspace: string, entries: ReadonlyArray<TrustEntry>): string =>
-  [
-    `${workspace} supplies programs the model could run:`,
-    ...entries.map((entry) => `  ${kindLabel(entry)} ${entry.name}: ${entry.describe}`),
-    "Trust them? (asked again when they change)"
-  ].join("\n")
+  [`${oneLine(workspace)} supplies programs the model could run:`, ...entryLines(entries), "Trust them? (asked again when they change)"].join("\n")
 
 export const decideTrust = (options: {
   readonly home: string
@@ -49,10 +53,11 @@ export const decideTrust = (options: {
     const before = options.entries.filter((entry) => !pending.includes(entry))
     if (!yes) {
       const names = pending.map((entry) => entry.name).join(", ")
+      // What they would run, as the question put it: `crystal run` shows no question, only this note.
       return {
         trusted: before,
         refused: pending,
-        notes: [`not offered until you trust them: ${names} (from ${options.workspace}; answer yes when asked, or pass --trust-project-tools)`]
+        notes: [[`not offered until you trust them: ${names} (from ${options.workspace}; answer yes when asked, or pass --trust-project-tools)`, ...entryLines(pending)].join("\n")]
       }
     }
     const stored = yield* Effect.tryPromise(() => trust(options.home, pending)).pipe(

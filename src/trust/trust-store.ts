@@ -21,8 +21,13 @@ export interface TrustEntry {
   readonly name: string
   /** Hex sha256 of what the entry runs (see hashFiles). */
   readonly hash: string
-  /** One line for the trust question: what the set or server runs. */
+  /** The trust question's line for the entry: what the set or server runs, in short. */
   readonly describe: string
+  /**
+   * The lines under it, so that nothing that runs is left out: each tool's program, a server's
+   * working directory and every env key and value (credential-like values masked).
+   */
+  readonly details: ReadonlyArray<string>
 }
 
 interface StoredEntry {

@@ -36,7 +36,7 @@ describe.runIf(tmuxAvailable())("a workspace's MCP servers in a terminal session
     // No: nothing starts, one note names the server.
     const refusing = open(sandbox)
     const question = await refusing.waitFor(/Trust them\?/)
-    expect(question).toContain("MCP server wsev: sh -c echo started")
+    expect(question).toContain('MCP server wsev: sh -c "echo started')
     refusing.press("Enter")
     await refusing.waitFor(/not offered until you trust them: wsev/)
     refusing.press("C-d")

@@ -43,8 +43,11 @@ describe("a workspace's .crystal/mcp.json in crystal run", () => {
     fake.script([{ text: "nothing" }])
     const refused = await runCrystal(sandbox, ["run", "--format", "json", "count"])
     expect(refused.code).toBe(0)
-    expect(notes(refused.stdout).filter((note) => note.includes("wsev"))).toEqual([
-      `not offered until you trust them: wsev (from ${workspace}; answer yes when asked, or pass --trust-project-tools)`
+    const refusal = notes(refused.stdout).filter((note) => note.includes("wsev"))
+    expect(refusal).toHaveLength(1)
+    expect(refusal[0]?.split("\n").slice(0, 2)).toEqual([
+      `not offered until you trust them: wsev (from ${workspace}; answer yes when asked, or pass --trust-project-tools)`,
+      expect.stringMatching(/^ {2}MCP server wsev: sh -c "echo started >> /)
     ])
     expect(offered(fake).some((name) => name.startsWith("mcp__"))).toBe(false)
     expect(await exists(markerOf(sandbox))).toBe(false)

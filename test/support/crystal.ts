@@ -61,6 +61,11 @@ export interface RunOptions {
   readonly cwd?: string
   /** Called once the process is running (to send signals, for example). */
   readonly onSpawn?: (pid: number) => void
+  /**
+   * A run still going after this long is killed (SIGKILL) and the promise rejects naming the
+   * timeout: a test of something that could hang fails instead of holding CI.
+   */
+  readonly timeoutMs?: number
 }
 
 export const runCrystal = (sandbox: Sandbox, args: ReadonlyArray<string>, options: RunOptions = {}): Promise<CrystalResult> =>
@@ -75,7 +80,19 @@ export const runCrystal = (sandbox: Sandbox, args: ReadonlyArray<string>, option
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
     child.on("error", reject)
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
+    let timedOut = false
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true
+            child.kill("SIGKILL")
+          }, options.timeoutMs)
+    child.on("close", (code, signal) => {
+      if (timer !== undefined) clearTimeout(timer)
+      if (timedOut) reject(new Error(`crystal ${args.join(" ")} was still running after ${options.timeoutMs} ms; killed.\nstdout: ${stdout}\nstderr: ${stderr}`))
+      else resolve({ code, signal, stdout, stderr })
+    })
     if (child.pid !== undefined) options.onSpawn?.(child.pid)
     // A run that ends before reading its input (a bad flag) may close the pipe before this write
     // lands, on a loaded machine: that EPIPE is the run's business, its exit code tells.

@@ -14,6 +14,7 @@ import { defineTool, everyMode, workModeOnly, type Tool } from "../../../src/too
 import { touchesNothing } from "../../support/classification.ts"
 import { preparedSession } from "../../support/prepared.ts"
 import { tempDir } from "../../support/temp.ts"
+import { workspaceRoot } from "../../../src/files/confined-read.ts"
 
 const tool = (name: string, modes = everyMode): Tool =>
   defineTool({ name, description: name, parameters: P.object({}), modes, classify: touchesNothing, run: () => Effect.succeed({ text: "" }) })
@@ -26,7 +27,7 @@ const sessionCatalogs = async () => {
   const prepared = preparedSession(root, { providers: { local: { protocol: "openai-chat", baseURL: "http://127.0.0.1:9/v1", models: { m: {} } } } }, "local/m")
   const skillDir = path.join(root, "skill")
   await fs.mkdir(skillDir)
-  const withSkill = { ...prepared, skills: [{ name: "s", description: "a skill", dir: skillDir, file: path.join(skillDir, "SKILL.md"), source: "workspace" as const }] }
+  const withSkill = { ...prepared, skills: [{ name: "s", description: "a skill", dir: skillDir, file: path.join(skillDir, "SKILL.md"), source: "workspace" as const, root: workspaceRoot(root) }] }
   return Effect.runPromise(
     Effect.scoped(
       Effect.gen(function* () {

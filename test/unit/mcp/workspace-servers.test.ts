@@ -104,8 +104,13 @@ describe("a session in a workspace with .crystal/mcp.json", () => {
     expect(seen.questions).toHaveLength(1)
     expect(seen.questions[0]).toContain(`MCP server wsev: sh -c`)
     expect(seen.tools).toEqual([])
-    expect(seen.notes.filter((note) => note.includes("wsev"))).toEqual([
-      `not offered until you trust them: wsev (from ${ws}; answer yes when asked, or pass --trust-project-tools)`
+    const refusal = seen.notes.filter((note) => note.includes("wsev"))
+    expect(refusal).toHaveLength(1)
+    // The note repeats what the question showed: `crystal run` has no question to show.
+    expect(refusal[0]?.split("\n")).toEqual([
+      `not offered until you trust them: wsev (from ${ws}; answer yes when asked, or pass --trust-project-tools)`,
+      `  MCP server wsev: sh -c ${JSON.stringify(serverEntry(marker).args[1])}`,
+      `      cwd ${ws}`
     ])
     expect(await exists(marker)).toBe(false)
     expect(await exists(path.join(home, "trust.json"))).toBe(false)

@@ -10,6 +10,7 @@ import {
   writeManifestChanges,
   type PromptManifest
 } from "../../../src/prompts/manifest.ts"
+import { crystalHomeRoot, workspaceRoot } from "../../../src/files/confined-read.ts"
 import { tempDir, writeTree } from "../../support/temp.ts"
 
 const problemOf = (text: string, kind: "prompt set" | "prompt attachment" = "prompt attachment"): string => {
@@ -54,8 +55,8 @@ describe("prompt.json validation", () => {
     const dir = await tempDir()
     await writeTree(dir, { "a/readme.md": "x" })
     await fs.mkdir(path.join(dir, "b", "prompt.json"), { recursive: true })
-    expect(readManifest(path.join(dir, "a"), "prompt set")).toEqual({ _tag: "Problem", file: path.join(dir, "a", "prompt.json"), problem: "missing" })
-    expect(readManifest(path.join(dir, "b"), "prompt set")).toEqual({
+    expect(readManifest(path.join(dir, "a"), "prompt set", crystalHomeRoot(dir))).toEqual({ _tag: "Problem", file: path.join(dir, "a", "prompt.json"), problem: "missing" })
+    expect(readManifest(path.join(dir, "b"), "prompt set", crystalHomeRoot(dir))).toEqual({
       _tag: "Problem",
       file: path.join(dir, "b", "prompt.json"),
       problem: "is a directory, not a file"
@@ -103,7 +104,7 @@ describe("editing prompt.json", () => {
     const dir = await tempDir()
     const file = path.join(dir, "prompt.json")
     await fs.writeFile(file, '{"enabled": false}\n', { mode: 0o640 })
-    const read = readManifest(dir, "prompt attachment")
+    const read = readManifest(dir, "prompt attachment", workspaceRoot(dir))
     if (read._tag !== "Manifest") throw new Error("expected a manifest")
     const manifest: PromptManifest = read.manifest
     expect(await Effect.runPromise(writeManifestChanges(manifest, { enabled: false }))).toBe(false)
@@ -121,7 +122,7 @@ describe("editing prompt.json", () => {
     const dir = await tempDir()
     await writeTree(dir, { "real/prompt.json": '{"enabled":false}', "set/.keep": "" })
     await fs.symlink(path.join(dir, "real", "prompt.json"), path.join(dir, "set", "prompt.json"))
-    const read = readManifest(path.join(dir, "set"), "prompt set")
+    const read = readManifest(path.join(dir, "set"), "prompt set", crystalHomeRoot(dir))
     if (read._tag !== "Manifest") throw new Error("expected a manifest")
     await Effect.runPromise(writeManifestChanges(read.manifest, { enabled: true }))
     expect((await fs.lstat(path.join(dir, "set", "prompt.json"))).isSymbolicLink()).toBe(true)

@@ -1,6 +1,7 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
+import { crystalHomeRoot, workspaceRoot } from "../../../src/files/confined-read.ts"
 import { builtinPrompts } from "../../../src/prompts/builtin/index.ts"
 import { composePrompt } from "../../../src/prompts/compose.ts"
 import { promptNames, type PromptName } from "../../../src/prompts/names.ts"
@@ -22,7 +23,7 @@ const setup = async (name: PromptName, set: State, home: State, workspace: State
   await write(homePrompts, home, "from home")
   await write(workspacePrompts, workspace, "from workspace")
   const lookup: SetLookup = () => (set === "present" ? { set: "team", file: "/sets/team/x.md", text: "from set" } : undefined)
-  return { homePrompts, workspacePrompts, set: lookup }
+  return { homePrompts: { dir: homePrompts, root: crystalHomeRoot(root) }, workspacePrompts: { dir: workspacePrompts, root: workspaceRoot(root) }, set: lookup }
 }
 
 const expected = (set: State, home: State, workspace: State): string =>
@@ -49,7 +50,7 @@ describe("prompt precedence (SPEC P4)", () => {
 describe("composition (SPEC P8)", () => {
   it("binds the body, then appends the attachments bound the same way", async () => {
     const locations = await setup("work", "missing", "missing", "present")
-    await fs.writeFile(path.join(locations.workspacePrompts, "work.md"), "Work in {{workspace}}.\n")
+    await fs.writeFile(path.join(locations.workspacePrompts.dir, "work.md"), "Work in {{workspace}}.\n")
     const composed = composePrompt("work", new Map([["workspace", "/w"]]), locations, (prompt, bind) => [bind(`[${prompt}] {{workspace}} {{unknown}}\n`)])
     expect(composed.text).toBe("Work in /w.\n\n[work] /w {{unknown}}\n")
     expect(composed.body.source.kind).toBe("workspace")

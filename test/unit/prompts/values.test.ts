@@ -85,9 +85,9 @@ describe("workspace instructions", () => {
   it("read AGENTS.md then CRYSTAL.md, both when present", async () => {
     const workspace = await tempDir()
     await fs.writeFile(path.join(workspace, "CRYSTAL.md"), "Use pnpm.\n")
-    expect(readInstructions(workspace)).toEqual([{ name: "CRYSTAL.md", text: "Use pnpm." }])
+    expect(readInstructions(workspace)).toEqual({ files: [{ name: "CRYSTAL.md", text: "Use pnpm." }], notes: [] })
     await fs.writeFile(path.join(workspace, "AGENTS.md"), "Run the tests.\n")
-    const both = readInstructions(workspace)
+    const both = readInstructions(workspace).files
     expect(both.map((file) => file.name)).toEqual(["AGENTS.md", "CRYSTAL.md"])
     const values = hostValues(facts(workspace, { instructions: both }))
     expect(values.get("instructions")).toBe("From AGENTS.md:\nRun the tests.\n\nFrom CRYSTAL.md:\nUse pnpm.")

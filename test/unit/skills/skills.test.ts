@@ -24,13 +24,13 @@ const setup = async () => {
     "lint/SKILL.md": skillFile("lint", '"Workspace lint rules"', "Run npm run lint.\n"),
     "lint/extra.md": "more"
   })
-  return { home, workspace }
+  return { home, workspace, roots: { home: root, workspace: root } }
 }
 
 describe("skills", () => {
   it("discovers home and workspace skills, the workspace winning a name clash", async () => {
-    const { home, workspace } = await setup()
-    const { skills } = discoverSkills(home, workspace)
+    const { home, workspace, roots } = await setup()
+    const { skills } = discoverSkills(home, workspace, roots)
     expect(skills.map((skill) => [skill.name, skill.description, skill.source])).toEqual([
       ["lint", "Workspace lint rules", "workspace"],
       ["release", "Cut a release", "home"]
@@ -38,8 +38,8 @@ describe("skills", () => {
   })
 
   it("skips bad folders with a note each, and touches nothing", async () => {
-    const { home, workspace } = await setup()
-    const { notes } = discoverSkills(home, workspace)
+    const { home, workspace, roots } = await setup()
+    const { notes } = discoverSkills(home, workspace, roots)
     expect(notes).toHaveLength(4)
     expect(notes.join("\n")).toMatch(/badname\/SKILL\.md: front matter "name" must be/)
     expect(notes.join("\n")).toMatch(/broken\/SKILL\.md: expected front matter/)
@@ -48,20 +48,20 @@ describe("skills", () => {
   })
 
   it("finds nothing where there are no skill folders", () => {
-    expect(discoverSkills("/nonexistent/a", "/nonexistent/b")).toEqual({ skills: [], notes: [] })
+    expect(discoverSkills("/nonexistent/a", "/nonexistent/b", { home: "/nonexistent", workspace: "/nonexistent" })).toEqual({ skills: [], notes: [] })
   })
 
   it("lists skills for the system text", async () => {
-    const { home, workspace } = await setup()
-    expect(skillsListing(discoverSkills(home, workspace).skills)).toBe(
+    const { home, workspace, roots } = await setup()
+    expect(skillsListing(discoverSkills(home, workspace, roots).skills)).toBe(
       "Load one with the skill tool when the task matches its description:\n- lint: Workspace lint rules\n- release: Cut a release"
     )
     expect(skillsListing([])).toBe("")
   })
 
   it("loads a skill's body with its folder, and refuses unknown names", async () => {
-    const { home, workspace } = await setup()
-    const tool = makeSkillTool(discoverSkills(home, workspace).skills)
+    const { home, workspace, roots } = await setup()
+    const tool = makeSkillTool(discoverSkills(home, workspace, roots).skills)
     const loaded = await Effect.runPromise(tool.run({ name: "lint" } as never, {} as ToolContext))
     expect(loaded.text).toBe(`Skill lint (folder ${path.join(workspace, "lint")}):\n\nRun npm run lint.`)
     const unknown = await Effect.runPromise(Effect.either(tool.run({ name: "nope" } as never, {} as ToolContext)))

@@ -7,7 +7,7 @@ import { isTrusted, trust, trustedKeys, trustFile, untrustedEntries, type TrustE
 import { tempDir } from "../../support/temp.ts"
 import { load, makePlace, writeSet } from "../external-tools/support.ts"
 
-const entry = (name: string, hash = "h1", kind: TrustEntry["kind"] = "tools"): TrustEntry => ({ kind, workspace: "/w", name, hash, describe: `${name} runs x` })
+const entry = (name: string, hash = "h1", kind: TrustEntry["kind"] = "tools"): TrustEntry => ({ kind, workspace: "/w", name, hash, describe: `${name} runs x`, details: [] })
 
 const asker = (answer: boolean, asked: Array<string>) => ({
   confirm: (question: string) =>
@@ -74,7 +74,7 @@ describe("the trust store", () => {
     const asked: Array<string> = []
     expect((await load(place, { answer: false, questions: asked })).tools()).toEqual([])
     expect(asked.length).toBe(1)
-    expect(asked[0]).toContain("tool set lint: lint → python3 ./lint.py")
+    expect(asked[0]).toContain(`tool set lint: each tool runs its program in ${place.workspace}\n      lint → python3 ./lint.py\n`)
     expect((await load(place, { answer: true, questions: asked })).tools().map((tool) => tool.name)).toEqual(["lint"])
     expect(asked.length).toBe(2)
     expect((await load(place, { answer: false, questions: asked })).tools().map((tool) => tool.name)).toEqual(["lint"])

@@ -1,0 +1,8 @@
+import * as path from "node:path"
+
+/** Whether `candidate` is `root` or lies under it (both absolute and normalised). */
+export const isWithin = (root: string, candidate: string): boolean => {
+  if (candidate === root) return true
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep
+  return candidate.startsWith(prefix)
+}
