@@ -448,6 +448,10 @@ export const protectedWrites = [
   "echo x > vendor/pager/.git/config",
   "echo x > .husky/pre-commit",
   "echo 'touch /tmp/crystal-pwn' >> .git/modules/sub/hooks/post-checkout",
+  "echo 'touch /tmp/crystal-pwn' > .git/modules/a/modules/b/hooks/post-index-change",
+  "printf '[core]\\n\\tfsmonitor = ./run.sh\\n' > .git/modules/a/modules/b/config",
+  "cp run.sh .git/modules/a/b/hooks/post-checkout",
+  "echo '[core] pager = x' > .git/modules/a/b/config",
   "echo x > sitecustomize.py"
 ]
 
