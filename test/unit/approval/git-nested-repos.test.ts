@@ -244,6 +244,19 @@ describe("which repository git uses", () => {
   })
 })
 
+describe("git reads that go up from a submodule", () => {
+  it("ask for rev-parse --show-superproject-working-tree, which runs git in the superproject", async () => {
+    const f = await fixture()
+    setConfig(path.join(f.ws, ".git", "config"), "core.fsmonitor", f.plant)
+    expectGitRunsIt(f, "git rev-parse --show-superproject-working-tree", path.join(f.ws, "sub1"))
+    expectAsks(f.ws, "cd sub1 && git rev-parse --show-superproject-working-tree", /--show-superproject-working-tree/)
+    // Other reads in the submodule stay in it.
+    runShell(path.join(f.ws, "sub1"), "git status; git diff; git log -1")
+    expect(fs.existsSync(f.marker)).toBe(false)
+    expectRunsUnasked(f.ws, "cd sub1 && git status")
+  })
+})
+
 describe("git reads in the repositories of a real checkout", () => {
   it("a nested submodule's own directory, and a linked worktree, run unasked", async () => {
     const f = await fixture()
