@@ -14,7 +14,7 @@ export interface ConfigEntry {
 export type ParsedConfig = { readonly ok: true; readonly entries: ReadonlyArray<ConfigEntry> } | { readonly ok: false; readonly line: string }
 
 const HEADER = /^\[\s*([^\]\s"]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$/
-const ENTRY = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/s
+const ENTRY = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/
 
 export const parseGitConfig = (text: string): ParsedConfig => {
   const entries: Array<ConfigEntry> = []

@@ -8,8 +8,6 @@ import * as path from "node:path"
 import { parseGitConfig, type ParsedConfig } from "./git-config-file.ts"
 
 export interface GitFiles {
-  /** A file's text; undefined when it does not exist, null when it exists but cannot be read. */
-  readonly text: (file: string) => string | undefined | null
   /** A config file, parsed; undefined when it does not exist, null when it cannot be read. */
   readonly config: (file: string) => ParsedConfig | undefined | null
   /** The real path (symbolic links resolved), or the path itself when it cannot be resolved. */
@@ -20,6 +18,7 @@ export const makeGitFiles = (): GitFiles => {
   const texts = new Map<string, string | undefined | null>()
   const configs = new Map<string, ParsedConfig | undefined | null>()
   const reals = new Map<string, string>()
+  /** A file's text; undefined when it does not exist, null when it exists but cannot be read. */
   const text = (file: string): string | undefined | null => {
     if (texts.has(file)) return texts.get(file)
     let result: string | undefined | null
@@ -52,5 +51,5 @@ export const makeGitFiles = (): GitFiles => {
     }
     return result
   }
-  return { text, config, real }
+  return { config, real }
 }

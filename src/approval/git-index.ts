@@ -29,7 +29,7 @@ const KNOWN_REQUIRED = new Set(["link", "sdir"])
 class IndexError extends Error {}
 
 /** The gitlink paths of an index file's bytes, for a repository whose object ids are `hashBytes` long. */
-export const parseIndex = (bytes: Buffer, hashBytes: number): ParsedIndex => {
+const parseIndex = (bytes: Buffer, hashBytes: number): ParsedIndex => {
   const fail = (what: string): never => {
     throw new IndexError(what)
   }

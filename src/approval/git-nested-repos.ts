@@ -112,11 +112,13 @@ const moduleGitDirs = (modules: string): ReadonlyArray<string> | string => {
   const pending = [modules]
   let visited = 0
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
-    if (dir === modules && fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) return found
     let names: Array<string>
     try {
+      // Most repositories have no modules/: a stat is cheaper than the error a read throws.
+      if (dir === modules && fs.statSync(dir, { throwIfNoEntry: false }) === undefined) return found
       names = fs.readdirSync(dir)
-    } catch {
+    } catch (error) {
+      if (dir === modules && (error as NodeJS.ErrnoException).code === "ENOTDIR") return found
       return `${dir} cannot be read`
     }
     for (const name of names) {

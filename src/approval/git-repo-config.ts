@@ -31,7 +31,12 @@ export const repositoryRunsPrograms = (dir: string): string | undefined => {
   if (found.kind === "unreadable") return found.reason
   const top = found.repository
   const files = makeGitFiles()
-  return checkNestedRepositories(top, files, (repository, place) => repositoryReason(repository, place, top, files))
+  try {
+    return checkNestedRepositories(top, files, (repository, place) => repositoryReason(repository, place, top, files))
+  } catch (error) {
+    // Whatever the walk did not foresee (a file system error in an odd place) asks, with its message.
+    return `Crystal could not check the repository's nested repositories: ${error instanceof Error ? error.message : String(error)}`
+  }
 }
 
 const repositoryReason = (repository: GitRepository, place: Place, top: GitRepository, files: GitFiles): string | undefined => {
@@ -56,6 +61,7 @@ const repositoryReason = (repository: GitRepository, place: Place, top: GitRepos
       if (key !== undefined) return place === "top" ? `the repository config sets ${key}, which runs a program` : `${which} sets ${key} in its config, which runs a program`
     }
     const hook = activeHook(path.join(each, "hooks"))
+    if (hook === null) return `${which} has a hooks directory Crystal cannot read`
     if (hook !== undefined) return `${which} has a ${hook} hook`
   }
   return undefined
@@ -81,13 +87,14 @@ const programKey = (entries: ReadonlyArray<ConfigEntry>, allowed: (key: string, 
   return undefined
 }
 
-/** A hook git may run (any file in hooks/ other than the shipped *.sample ones). */
-const activeHook = (hooks: string): string | undefined => {
+/** A hook git may run (any file in hooks/ other than the shipped *.sample ones); null when hooks/ cannot be listed. */
+const activeHook = (hooks: string): string | undefined | null => {
   let names: Array<string>
   try {
     names = fs.readdirSync(hooks)
-  } catch {
-    return undefined
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return code === "ENOENT" || code === "ENOTDIR" ? undefined : null
   }
   return names.find((name) => !name.endsWith(".sample"))
 }

@@ -205,6 +205,20 @@ describe("git reads in a superproject", () => {
     expectAsks(f.ws, "git status", /index .* cannot be read/)
   })
 
+  it("ask, with a one-line reason, when .git/modules or a hooks directory cannot be listed (a symbolic link loop)", async () => {
+    const f = await fixture()
+    const modules = path.join(f.ws, ".git", "modules")
+    fs.renameSync(modules, path.join(f.ws, ".git", "modules-aside"))
+    fs.symlinkSync(modules, modules)
+    expectAsks(f.ws, "git status", /\.git\/modules cannot be read/)
+    fs.rmSync(modules)
+    fs.renameSync(path.join(f.ws, ".git", "modules-aside"), modules)
+    const hooks = path.join(modules, "sub3", "hooks")
+    fs.rmSync(hooks, { recursive: true })
+    fs.symlinkSync(hooks, hooks)
+    expectAsks(f.ws, "git status", /\.git\/modules\/sub3 has a hooks directory Crystal cannot read/)
+  })
+
   it("ask when gitlinked repositories nest deeper than the walk goes", async () => {
     const f = await fixture()
     let dir = f.ws
