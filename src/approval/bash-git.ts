@@ -13,8 +13,13 @@ const DANGEROUS_GIT_KEY =
 /** Global options that change nothing but output and path matching. */
 const GIT_GLOBAL_FLAGS = new Set(["-C", "-c", "--no-pager", "-P", "--paginate", "-p", "--bare", "--no-replace-objects", "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks", "--no-advice", "--version", "--help", "--namespace", "--super-prefix"])
 
-/** Options of read subcommands that run a program, write a file or read outside the repository. */
-const GIT_UNSAFE_OPTION = /^(-O|--?(output|ext-diff|textconv|open-files-in-pager|exec|upload-pack|receive-pack|contents|no-index|filters|batch-command|run|tool|extcmd|config-env|lost-found|write-tree|write)(=|$))/
+/**
+ * Options of read subcommands that run a program, write a file or read outside the repository.
+ * `rev-parse --show-superproject-working-tree` runs git in the superproject above, whose config
+ * the classifier does not check (it runs that repository's core.fsmonitor).
+ */
+const GIT_UNSAFE_OPTION =
+  /^(-O|--?(output|ext-diff|textconv|open-files-in-pager|exec|upload-pack|receive-pack|contents|no-index|filters|batch-command|run|tool|extcmd|config-env|lost-found|write-tree|write|show-superproject-working-tree)(=|$))/
 
 /** The subcommand's options, once its handler judged it read-only: the repository config is checked by the classifier. */
 const vetGitRead = (a: Analyzer, rest: ReadonlyArray<Arg>): void => {

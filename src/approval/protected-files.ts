@@ -18,6 +18,9 @@ const STARTUP_NAMES = new Set(
     .split(/\s+/)
 )
 
+/** Files in a git directory that say which programs git runs or where its repository is. */
+const GIT_CONFIG_FILES = new Set(["config", "config.worktree", "commondir", "gitdir"])
+
 /** Directories everything under which is protected. */
 const PROTECTED_DIRS = new Set([".crystal", ".husky", ".direnv"])
 
@@ -29,12 +32,12 @@ export const protectedFileReason = (file: string): string | undefined => {
   const gitAt = segments.lastIndexOf(".git")
   if (gitAt >= 0) {
     if (gitAt === segments.length - 1) return "replaces a .git directory or link, which git obeys"
-    // .git/config, .git/hooks/…, and the same inside .git/modules/NAME/ (submodules) and worktrees.
+    // .git/config, .git/hooks/…, and the same inside .git/modules/NAME/ (submodules, whose names may
+    // hold slashes, and their submodules in modules/NAME/modules/SUB/) and worktrees.
     const inside = segments.slice(gitAt + 1)
-    const tail = inside[0] === "modules" || inside[0] === "worktrees" ? inside.slice(2) : inside
-    const head = tail[0]
-    if (head === "hooks") return "changes git hooks, which git runs"
-    if (tail.length === 1 && (head === "config" || head === "config.worktree" || head === "commondir" || head === "gitdir")) return "changes git configuration, which can make git run programs"
+    const nested = inside[0] === "modules" || inside[0] === "worktrees"
+    if (inside[0] === "hooks" || (nested && inside.includes("hooks"))) return "changes git hooks, which git runs"
+    if ((inside.length === 1 || nested) && GIT_CONFIG_FILES.has(name)) return "changes git configuration, which can make git run programs"
   }
   if (segments.some((segment) => PROTECTED_DIRS.has(segment))) return `changes ${segments.find((segment) => PROTECTED_DIRS.has(segment))}/, which runs or configures tools`
   if (STARTUP_NAMES.has(name)) return `changes ${name}, a start-up file that runs code`

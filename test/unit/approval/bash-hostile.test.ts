@@ -9,6 +9,7 @@ import type { Classification } from "../../../src/approval/classification.ts"
 import { makePathFence, type PathFence } from "../../../src/approval/path-fence.ts"
 import { decide, type ApprovalMode } from "../../../src/approval/policy.ts"
 import { editSpec, writeSpec } from "../../../src/tools/write-specs.ts"
+import { addSubmodule, git as gitIn, makeRepo } from "../../support/git-repos.ts"
 import { controls, hookedRepos, hostileLines, hostileRepos, outside, protectedWrites, suiteEnvironment } from "./hostile-corpus.ts"
 
 /*
@@ -18,6 +19,9 @@ import { controls, hookedRepos, hostileLines, hostileRepos, outside, protectedWr
  *   base/ws/vendor/hook-*  nested repositories with an active hook
  *   base/ws/vendor/linked  a nested repository whose .git is a `gitdir:` file pointing at a hostile one
  *   base/ws/vendor/clean a nested repository with an ordinary config
+ *   base/ws/vendor/super  a superproject whose submodule's .git/modules/sub/config runs a program
+ *   base/ws/vendor/gitlinked  a repository with a gitlinked nested repository whose .git/config runs a program
+ *   base/ws/vendor/bare.git  a bare repository whose config and info/attributes run a textconv driver
  *   base/ws/link-out     → base/outside
  */
 let base: string
@@ -59,6 +63,19 @@ beforeAll(() => {
   const clean = path.join(ws, "vendor", "clean")
   fs.mkdirSync(clean, { recursive: true })
   git(clean, "init", "-q")
+  const superproject = makeRepo(path.join(ws, "vendor", "super"))
+  addSubmodule(superproject, makeRepo(path.join(base, "sources", "sub")), "sub")
+  fs.appendFileSync(path.join(superproject, ".git", "modules", "sub", "config"), "[core]\n\tfsmonitor = touch /tmp/crystal-pwn\n")
+  const gitlinked = makeRepo(path.join(ws, "vendor", "gitlinked"))
+  const nested = makeRepo(path.join(gitlinked, "nested"))
+  gitIn(gitlinked, "add", "nested")
+  gitIn(gitlinked, "commit", "-q", "-m", "gitlink")
+  fs.appendFileSync(path.join(nested, ".git", "config"), "[diff]\n\texternal = ./run.sh\n")
+  const bare = path.join(ws, "vendor", "bare.git")
+  gitIn(ws, "clone", "-q", "--bare", path.join(base, "sources", "sub"), bare)
+  fs.appendFileSync(path.join(bare, "config"), '[diff "x"]\n\ttextconv = ./run.sh\n')
+  fs.mkdirSync(path.join(bare, "info"), { recursive: true })
+  fs.writeFileSync(path.join(bare, "info", "attributes"), "* diff=x\n")
   fence = makePathFence(ws)
 })
 

@@ -416,9 +416,29 @@ export const hookedRepos = ["hook-index", "hook-checkout"]
 
 const gitReads = (dir: string): ReadonlyArray<string> => [`git -C ${dir} status`, `git -C ${dir} diff`, `git -C ${dir} log -p`, `cd ${dir} && git status`, `cd ${dir} && git show`]
 
+/**
+ * Repositories git enters from the one it runs in (issue 23): vendor/super's submodule `sub` sets
+ * core.fsmonitor in .git/modules/sub/config; vendor/gitlinked holds a gitlinked nested repository
+ * (no .gitmodules) whose own .git/config sets diff.external; vendor/bare.git is a bare repository
+ * whose config and info/attributes run a textconv driver.
+ */
+const nestedRepoReads = [
+  ...gitReads("vendor/super"),
+  "git -C vendor/super diff --stat",
+  "git -C vendor/super describe --dirty",
+  "git -C vendor/super diff --submodule=diff",
+  "cd vendor/super/sub && git status",
+  ...gitReads("vendor/gitlinked"),
+  "git -C vendor/gitlinked diff --submodule=diff",
+  "git -C vendor/bare.git log -p",
+  "cd vendor/bare.git && git show",
+  "cd vendor/bare.git/refs && git log -p"
+]
+
 const gitConfig = [
   ...[...hostileRepos.map(([name]) => name), ...hookedRepos].flatMap((name) => gitReads(`vendor/${name}`)),
   ...gitReads("vendor/linked"),
+  ...nestedRepoReads,
   "git -C $(cat notes.md) status",
   "cd \"$dir\" && git log"
 ]
@@ -448,6 +468,10 @@ export const protectedWrites = [
   "echo x > vendor/pager/.git/config",
   "echo x > .husky/pre-commit",
   "echo 'touch /tmp/crystal-pwn' >> .git/modules/sub/hooks/post-checkout",
+  "echo 'touch /tmp/crystal-pwn' > .git/modules/a/modules/b/hooks/post-index-change",
+  "printf '[core]\\n\\tfsmonitor = ./run.sh\\n' > .git/modules/a/modules/b/config",
+  "cp run.sh .git/modules/a/b/hooks/post-checkout",
+  "echo '[core] pager = x' > .git/modules/a/b/config",
   "echo x > sitecustomize.py"
 ]
 
