@@ -7,8 +7,10 @@
  * command (target ≤ 5 ms). Wall times grow with the machine's load (printed), so the CPU time per
  * command is measured too, in blocks: this process's own (process.cpuUsage), its reaped children's
  * and the supervisor's with the commands it reaped (/proc/PID/stat), over every process involved.
+ * The session sandbox's start (bwrap and the supervisor, once per session) is measured over
+ * `--starts N` fresh sessions (default 10): the median of their first command less a bare one's.
  * `--options` adds what each group of bwrap options costs a bwrap of its own.
- * Usage: bun scripts/bench/sandbox.ts [--runs N] [--options]
+ * Usage: bun scripts/bench/sandbox.ts [--runs N] [--starts N] [--options]
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -27,6 +29,7 @@ const flag = (name: string, fallback: number): number => {
   return index > 0 ? Number(process.argv[index + 1]) : fallback
 }
 const runs = flag("--runs", 100)
+const starts = flag("--starts", 10)
 const sign = (value: number): string => `${value >= 0 ? "+" : ""}${ms(value)}`
 
 const status = sandboxStatus()
@@ -52,12 +55,12 @@ const commands = ["cat a.txt", "git log --oneline", "grep -rn alpha .", "ls -l s
 
 type Variant = "bare" | "session sandbox" | "own bwrap"
 const variants: ReadonlyArray<Variant> = ["bare", "session sandbox", "own bwrap"]
-const sandboxOf = (variant: Variant) =>
-  variant === "bare" ? {} : variant === "session sandbox" ? { sandbox: request, sandboxPool: background.sandbox } : { sandbox: request }
+const sandboxOf = (variant: Variant, pool: typeof background.sandbox) =>
+  variant === "bare" ? {} : variant === "session sandbox" ? { sandbox: request, sandboxPool: pool } : { sandbox: request }
 
 /** One command as the bash tool runs it (runForeground, the tool's timeout), bare or sandboxed. */
-const runOnce = (command: string, variant: Variant) => async (): Promise<void> => {
-  const result = await Effect.runPromise(runForeground({ command, cwd: workspace, timeoutSeconds: 120, ...sandboxOf(variant) }))
+const runOnce = (command: string, variant: Variant, pool = background.sandbox) => async (): Promise<void> => {
+  const result = await Effect.runPromise(runForeground({ command, cwd: workspace, timeoutSeconds: 120, ...sandboxOf(variant, pool) }))
   if (result.outcome._tag !== "Exited" || result.outcome.code !== 0) throw new Error(`${command} (${variant}): ${JSON.stringify(result.outcome)} ${result.output}`)
 }
 
@@ -104,6 +107,21 @@ const load = () => os.loadavg().map((value) => value.toFixed(1)).join(" ")
 const first = await time(runOnce("cat a.txt", "session sandbox"))
 const second = await time(runOnce("cat a.txt", "session sandbox"))
 console.log(`first sandboxed command of a session (starts bwrap and the supervisor): ${ms(first)}; the next: ${ms(second)}`)
+
+/** A fresh session per run (its own pool, so its own bwrap and supervisor): its first command against a bare one, alternated. */
+const startCost = async (): Promise<void> => {
+  const firsts: Array<number> = []
+  const bares: Array<number> = []
+  for (let index = 0; index < starts; index++) {
+    const session = Effect.runSync(Scope.make())
+    const fresh = await Effect.runPromise(makeBackgroundBash({ timeoutSeconds: null }).pipe(Effect.provideService(Scope.Scope, session)))
+    bares.push(await time(runOnce("cat a.txt", "bare")))
+    firsts.push(await time(runOnce("cat a.txt", "session sandbox", fresh.sandbox)))
+    await Effect.runPromise(Scope.close(session, Exit.void))
+  }
+  console.log(`the session sandbox's start (median of ${starts} fresh sessions, first command less a bare one): +${ms(median(firsts) - median(bares))} (first ${ms(median(firsts))}, bare ${ms(median(bares))})`)
+}
+if (starts > 0) await startCost()
 console.log(`${status.kind} sandbox, bash tool spawn to result (median of ${runs}, interleaved); load average ${load()} on ${os.cpus().length} cores`)
 const differences: Record<Exclude<Variant, "bare">, Array<number>> = { "session sandbox": [], "own bwrap": [] }
 for (const command of commands) {
