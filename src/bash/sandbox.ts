@@ -1,7 +1,8 @@
 /**
  * The OS sandbox behind the classifier (defence in depth, docs/security.md): a shell command the
  * policy let run as a read runs with the whole filesystem read-only except a private /tmp and the
- * session's spill folder, without network, IPC or capabilities. Linux: bubblewrap (`bwrap`) when
+ * session's spill folder, without network, IPC, its host's name or capabilities, and the kernel's
+ * writable files read-only (sandbox-kernel.ts). Linux: bubblewrap (`bwrap`) when
  * installed; macOS: sandbox-exec with a generated profile. Elsewhere nothing: the classifier alone
  * decides, and the session says so when it starts (`sandboxStartNote`).
  *
@@ -20,9 +21,10 @@
  * `--die-with-parent` ends the sandbox when Crystal dies, even of SIGKILL.
  */
 import { spawnSync } from "node:child_process"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { locateSandbox, type SandboxStatus } from "./sandbox-detect.ts"
+import { kernelInterfaceArgs } from "./sandbox-kernel.ts"
+import { existingDir, isUnder, realOrSelf } from "./sandbox-paths.ts"
 
 export { sandboxStartNote, type SandboxStatus } from "./sandbox-detect.ts"
 
@@ -52,25 +54,19 @@ const bwrapFixedArgs = [
   "--unshare-net",
   "--unshare-ipc",
   "--unshare-pid",
+  // Its own host name: a change inside (as root, /proc/sys/kernel/hostname) stays there.
+  "--unshare-uts",
   "--die-with-parent",
   // Run by root, bwrap keeps every capability, and CAP_SYS_ADMIN could remount `/` writable.
   "--cap-drop", "ALL"
 ]
 
-const isUnder = (root: string, candidate: string): boolean =>
-  candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
-
-const existingDir = (dir: string): boolean => {
-  try {
-    return fs.statSync(dir).isDirectory()
-  } catch {
-    return false
-  }
-}
+/** The kernel's files exist or not for the life of the process: looked up once. */
+let kernelArgs: Array<string> | undefined
 
 /** The bwrap arguments before the shell's argv (the `--` included). */
 export const bwrapArgs = (request: SandboxRequest, env: NodeJS.ProcessEnv = process.env): Array<string> => {
-  const args = [...bwrapFixedArgs]
+  const args = [...bwrapFixedArgs, ...(kernelArgs ??= kernelInterfaceArgs())]
   const visible = [...new Set([request.cwd, ...request.readable])]
   for (const masked of MASKED) {
     // A workspace that is /tmp (or holds it, as `/` does) must not disappear behind the mask: /tmp then stays read-only.
@@ -89,14 +85,6 @@ export const bwrapArgs = (request: SandboxRequest, env: NodeJS.ProcessEnv = proc
 
 /** A string literal of sandbox-exec's profile language (a Scheme dialect). */
 const sbString = (text: string): string => `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`
-
-const realOrSelf = (dir: string): string => {
-  try {
-    return fs.realpathSync(dir)
-  } catch {
-    return dir
-  }
-}
 
 /**
  * The macOS profile: every write denied except to the temporary directories, the spill folder and

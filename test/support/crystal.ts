@@ -61,11 +61,14 @@ export interface RunOptions {
   readonly cwd?: string
   /** Called once the process is running (to send signals, for example). */
   readonly onSpawn?: (pid: number) => void
+  /** A program (and its arguments) that runs the binary, e.g. `unshare --uts --`. */
+  readonly wrap?: ReadonlyArray<string>
 }
 
 export const runCrystal = (sandbox: Sandbox, args: ReadonlyArray<string>, options: RunOptions = {}): Promise<CrystalResult> =>
   new Promise((resolve, reject) => {
-    const child = spawn(crystalBinary, [...args], {
+    const [program = crystalBinary, ...wrapArgs] = options.wrap === undefined ? [] : [...options.wrap, crystalBinary]
+    const child = spawn(program, [...wrapArgs, ...args], {
       cwd: options.cwd ?? sandbox.workspace,
       env: { ...sandbox.env, ...options.env },
       stdio: ["pipe", "pipe", "pipe"]

@@ -3,14 +3,15 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { sandboxStartNote } from "../../../src/bash/sandbox-detect.ts"
+import { kernelInterfaceArgs } from "../../../src/bash/sandbox-kernel.ts"
 import { bwrapArgs, seatbeltProfile } from "../../../src/bash/sandbox.ts"
 import { tempDir } from "../../support/temp.ts"
 
 describe("bwrap arguments", () => {
-  it("drop every capability and unshare network, IPC and pids, and end with the working directory", async () => {
+  it("drop every capability and unshare network, IPC, pids and the host name, and end with the working directory", async () => {
     const args = bwrapArgs({ mode: "read-only", cwd: "/", readable: [], writable: [] }, {})
     expect(args.slice(0, 3)).toEqual(["--ro-bind", "/", "/"])
-    for (const flag of ["--unshare-net", "--unshare-ipc", "--unshare-pid", "--die-with-parent", "--proc"]) expect(args).toContain(flag)
+    for (const flag of ["--unshare-net", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--die-with-parent", "--proc"]) expect(args).toContain(flag)
     expect(args.join(" ")).toContain("--cap-drop ALL")
     expect(args.slice(-3)).toEqual(["--chdir", "/", "--"])
   })
@@ -36,6 +37,31 @@ describe("bwrap arguments", () => {
       expect(args.join(" "), cwd).not.toContain("--tmpfs /tmp")
     }
     expect(bwrapArgs({ mode: "read-only", cwd: "/tmp", readable: ["/tmp"], writable: [] }, {}).join(" ")).toContain("--tmpfs /run")
+  })
+
+  it("bind the kernel's writable files read-only and mask what Docker masks, each only where it exists", () => {
+    const present = new Map<string, "file" | "dir">([
+      ["/proc/sys", "dir"],
+      ["/proc/sysrq-trigger", "file"],
+      ["/proc/kcore", "file"],
+      ["/proc/acpi", "dir"],
+      ["/sys/firmware", "dir"],
+      // A file where a directory is expected (or the reverse) is left alone.
+      ["/proc/keys", "dir"],
+      ["/proc/scsi", "file"]
+    ])
+    expect(kernelInterfaceArgs((target) => present.get(target)).join(" ")).toBe(
+      [
+        "--ro-bind /proc/sys /proc/sys",
+        "--ro-bind /proc/sysrq-trigger /proc/sysrq-trigger",
+        "--ro-bind /dev/null /proc/kcore",
+        "--tmpfs /proc/acpi --remount-ro /proc/acpi",
+        "--tmpfs /sys/firmware --remount-ro /sys/firmware"
+      ].join(" ")
+    )
+    const args = bwrapArgs({ mode: "read-only", cwd: "/", readable: [], writable: [] }, {})
+    // After the new /proc: before it, they would be covered by it.
+    expect(args.indexOf("/proc/sys")).toBeGreaterThan(args.indexOf("--proc"))
   })
 
   it("point TMPDIR at the private /tmp when it named another directory", () => {
