@@ -62,7 +62,7 @@ describe.skipIf(!usable)(`the OS sandbox in crystal run${skipped}`, () => {
 
   const ownUts = spawnSync("unshare", ["--uts", "--", "/bin/true"]).status === 0
   it.skipIf(!ownUts)(
-    `a sandboxed command cannot change the host name${ownUts ? "" : " (skipped: `unshare --uts` is not allowed here, and the write must not reach this machine)"}`,
+    `a sandboxed command cannot change the host name, nor sees SSH_AUTH_SOCK${ownUts ? "" : " (skipped: `unshare --uts` is not allowed here, and the write must not reach this machine)"}`,
     async () => {
       const sandbox = await makeSandbox({ "notes.txt": "hello\n" })
       // Stands for a classifier miss: bash sources BASH_ENV before the approved read runs (with
@@ -73,17 +73,17 @@ describe.skipIf(!usable)(`the OS sandbox in crystal run${skipped}`, () => {
       const fake = await startFakeLlm()
       servers.push(fake)
       await writeLocalConfig(sandbox, fake.url)
-      fake.script([{ toolCalls: [{ name: "bash", arguments: { command: "uname -n" } }] }, { text: "done" }])
+      fake.script([{ toolCalls: [{ name: "bash", arguments: { command: 'uname -n; echo "agent ${SSH_AUTH_SOCK-unset}"' } }] }, { text: "done" }])
       const machine = fs.readFileSync("/proc/sys/kernel/hostname", "utf8").trim()
       const after = '"$@"; code=$?; echo "@@outer $(cat /proc/sys/kernel/hostname)" >&2; exit $code'
       const run = await runCrystal(sandbox, ["run", "--format", "json", "--approval", "default", "look"], {
         wrap: ["unshare", "--uts", "--", "/bin/sh", "-c", after, "sh"],
-        env: { SHLVL: "1", BASH_ENV: path.join(sandbox.workspace, "hostile.sh") }
+        env: { SHLVL: "1", BASH_ENV: path.join(sandbox.workspace, "hostile.sh"), SSH_AUTH_SOCK: path.join(sandbox.home, "agent.sock") }
       })
       expect(run.code, run.stderr).toBe(0)
       const [output = ""] = outputs(run.stdout)
       expect(output).toContain("/proc/sys/kernel/hostname: Read-only file system")
-      expect(output.split("\n").at(-1)).toBe(machine)
+      expect(output.split("\n").slice(-2)).toEqual([machine, "agent unset"])
       expect(run.stderr).toContain(`@@outer ${machine}\n`)
       expect(fs.readFileSync("/proc/sys/kernel/hostname", "utf8").trim()).toBe(machine)
     }

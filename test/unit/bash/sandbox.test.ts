@@ -1,7 +1,8 @@
 /** The sandbox's arguments and notes, as data (the real runs are sandbox-writes and sandbox-kill). */
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, onTestFinished } from "vitest"
 import { sandboxStartNote } from "../../../src/bash/sandbox-detect.ts"
 import { kernelInterfaceArgs } from "../../../src/bash/sandbox-kernel.ts"
 import { bwrapArgs, seatbeltProfile } from "../../../src/bash/sandbox.ts"
@@ -37,6 +38,30 @@ describe("bwrap arguments", () => {
       expect(args.join(" "), cwd).not.toContain("--tmpfs /tmp")
     }
     expect(bwrapArgs({ mode: "read-only", cwd: "/tmp", readable: ["/tmp"], writable: [] }, {}).join(" ")).toContain("--tmpfs /run")
+  })
+
+  it("mask /var/tmp and the home's .docker, .gnupg and .ssh (by real path) unless the workspace holds them", async () => {
+    // Outside /tmp, whose mask would cover them anyway.
+    const home = fs.mkdtempSync(path.join(os.homedir(), ".crystal-test-home-"))
+    onTestFinished(() => fs.rmSync(home, { recursive: true, force: true }))
+    for (const name of [".docker", ".gnupg", ".ssh"]) fs.mkdirSync(path.join(home, name))
+    fs.mkdirSync(path.join(home, "elsewhere"))
+    fs.rmdirSync(path.join(home, ".gnupg"))
+    fs.symlinkSync(path.join(home, "elsewhere"), path.join(home, ".gnupg"))
+    const text = bwrapArgs({ mode: "read-only", cwd: "/", readable: [], writable: [] }, { HOME: home }).join(" ")
+    // `/` as the workspace holds every one of them: nothing is masked.
+    expect(text).not.toMatch(/--tmpfs \/(tmp|var\/tmp|run) /)
+    expect(text).not.toContain(`--tmpfs ${home}`)
+    const workspace = await tempDir()
+    const masked = bwrapArgs({ mode: "read-only", cwd: workspace, readable: [workspace], writable: [] }, { HOME: home }).join(" ")
+    expect(masked).toContain("--tmpfs /var/tmp")
+    expect(masked).toContain(`--tmpfs ${home}/.docker --tmpfs ${home}/elsewhere --tmpfs ${home}/.ssh`)
+    expect(bwrapArgs({ mode: "read-only", cwd: home, readable: [home], writable: [] }, { HOME: home }).join(" ")).not.toContain(`--tmpfs ${home}`)
+  })
+
+  it("bind /dev/null over the sockets to hide, before the working directory", () => {
+    const args = bwrapArgs({ mode: "read-only", cwd: "/", readable: [], writable: [] }, {}, ["/srv/a.sock", "/home/u/b.sock"])
+    expect(args.slice(-9)).toEqual(["--ro-bind", "/dev/null", "/srv/a.sock", "--ro-bind", "/dev/null", "/home/u/b.sock", "--chdir", "/", "--"])
   })
 
   it("bind the kernel's writable files read-only and mask what Docker masks, each only where it exists", () => {
