@@ -7,8 +7,11 @@
  * command (target ≤ 5 ms). Wall times grow with the machine's load (printed), so the CPU time per
  * command is measured too, in blocks: this process's own (process.cpuUsage), its reaped children's
  * and the supervisor's with the commands it reaped (/proc/PID/stat), over every process involved.
- * `--options` adds what each group of bwrap options costs a bwrap of its own.
- * Usage: bun scripts/bench/sandbox.ts [--runs N] [--options]
+ * The session sandbox's start (bwrap and the supervisor, once per session) is measured over
+ * `--starts N` fresh sessions (default 10): the median of their first command less a bare one's.
+ * `--options` adds what each group of bwrap options costs a bwrap of its own, and what finding the
+ * host's sockets to hide costs (with 0, 128 and 1000 more sockets listening).
+ * Usage: bun scripts/bench/sandbox.ts [--runs N] [--starts N] [--options]
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -19,7 +22,10 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { makeBackgroundBash } from "../../src/bash/background.ts"
 import { runForeground } from "../../src/bash/foreground.ts"
-import { bwrapArgs, sandboxStatus, type SandboxRequest } from "../../src/bash/sandbox.ts"
+import * as net from "node:net"
+import { bwrapArgs, hostSocketsToHide, sandboxStatus, type SandboxRequest } from "../../src/bash/sandbox.ts"
+import { kernelInterfaceArgs } from "../../src/bash/sandbox-kernel.ts"
+import { MAX_HIDDEN_SOCKETS } from "../../src/bash/sandbox-sockets.ts"
 import { median, ms } from "./measure.ts"
 
 const flag = (name: string, fallback: number): number => {
@@ -27,6 +33,7 @@ const flag = (name: string, fallback: number): number => {
   return index > 0 ? Number(process.argv[index + 1]) : fallback
 }
 const runs = flag("--runs", 100)
+const starts = flag("--starts", 10)
 const sign = (value: number): string => `${value >= 0 ? "+" : ""}${ms(value)}`
 
 const status = sandboxStatus()
@@ -52,12 +59,12 @@ const commands = ["cat a.txt", "git log --oneline", "grep -rn alpha .", "ls -l s
 
 type Variant = "bare" | "session sandbox" | "own bwrap"
 const variants: ReadonlyArray<Variant> = ["bare", "session sandbox", "own bwrap"]
-const sandboxOf = (variant: Variant) =>
-  variant === "bare" ? {} : variant === "session sandbox" ? { sandbox: request, sandboxPool: background.sandbox } : { sandbox: request }
+const sandboxOf = (variant: Variant, pool: typeof background.sandbox) =>
+  variant === "bare" ? {} : variant === "session sandbox" ? { sandbox: request, sandboxPool: pool } : { sandbox: request }
 
 /** One command as the bash tool runs it (runForeground, the tool's timeout), bare or sandboxed. */
-const runOnce = (command: string, variant: Variant) => async (): Promise<void> => {
-  const result = await Effect.runPromise(runForeground({ command, cwd: workspace, timeoutSeconds: 120, ...sandboxOf(variant) }))
+const runOnce = (command: string, variant: Variant, pool = background.sandbox) => async (): Promise<void> => {
+  const result = await Effect.runPromise(runForeground({ command, cwd: workspace, timeoutSeconds: 120, ...sandboxOf(variant, pool) }))
   if (result.outcome._tag !== "Exited" || result.outcome.code !== 0) throw new Error(`${command} (${variant}): ${JSON.stringify(result.outcome)} ${result.output}`)
 }
 
@@ -104,6 +111,21 @@ const load = () => os.loadavg().map((value) => value.toFixed(1)).join(" ")
 const first = await time(runOnce("cat a.txt", "session sandbox"))
 const second = await time(runOnce("cat a.txt", "session sandbox"))
 console.log(`first sandboxed command of a session (starts bwrap and the supervisor): ${ms(first)}; the next: ${ms(second)}`)
+
+/** A fresh session per run (its own pool, so its own bwrap and supervisor): its first command against a bare one, alternated. */
+const startCost = async (): Promise<void> => {
+  const firsts: Array<number> = []
+  const bares: Array<number> = []
+  for (let index = 0; index < starts; index++) {
+    const session = Effect.runSync(Scope.make())
+    const fresh = await Effect.runPromise(makeBackgroundBash({ timeoutSeconds: null }).pipe(Effect.provideService(Scope.Scope, session)))
+    bares.push(await time(runOnce("cat a.txt", "bare")))
+    firsts.push(await time(runOnce("cat a.txt", "session sandbox", fresh.sandbox)))
+    await Effect.runPromise(Scope.close(session, Exit.void))
+  }
+  console.log(`the session sandbox's start (median of ${starts} fresh sessions, first command less a bare one): +${ms(median(firsts) - median(bares))} (first ${ms(median(firsts))}, bare ${ms(median(bares))})`)
+}
+if (starts > 0) await startCost()
 console.log(`${status.kind} sandbox, bash tool spawn to result (median of ${runs}, interleaved); load average ${load()} on ${os.cpus().length} cores`)
 const differences: Record<Exclude<Variant, "bare">, Array<number>> = { "session sandbox": [], "own bwrap": [] }
 for (const command of commands) {
@@ -186,10 +208,21 @@ if (status.kind === "bwrap" && process.argv.includes("--options")) {
   // Which options cost what: bwrap spawned directly, `bash -c true`, against a bare bash in the same loop.
   const request = { mode: "read-only", cwd: workspace, readable: [workspace, spillDir], writable: [spillDir] } as const
   const full = bwrapArgs(request)
-  /** The arguments as used, less some options (with their values); "masks" drops the /tmp and /run tmpfs and what is bound back under them. */
+  const kernel = kernelInterfaceArgs()
+  const kernelAt = full.findIndex((_, at) => kernel.every((arg, offset) => full[at + offset] === arg))
+  /**
+   * The arguments as used, less some options (with their values); "masks" drops the tmpfs masks
+   * (/tmp, /var/tmp, /run, the home's) and what is bound back under them, "kernel" the binds and
+   * masks over /proc and /sys (sandbox-kernel.ts).
+   */
   const without = (...drop: ReadonlyArray<string>) => {
     const out: Array<string> = []
     for (let index = 0; index < full.length; index++) {
+      if (kernel.length > 0 && index === kernelAt) {
+        if (!drop.includes("kernel")) out.push(...kernel)
+        index += kernel.length - 1
+        continue
+      }
       const arg = full[index]!
       const value = full[index + 1]
       if (arg === "--tmpfs" && drop.includes("masks")) index += 1
@@ -204,14 +237,49 @@ if (status.kind === "bwrap" && process.argv.includes("--options")) {
     const [, stderr, code] = await Promise.all([new Response(child.stdout).arrayBuffer(), new Response(child.stderr).text(), child.exited])
     if (code !== 0) throw new Error(`${argv.join(" ")}: exit ${code}: ${stderr}`)
   }
+  const listening: Array<net.Server> = []
+  /** `count` more sockets listening in the workspace (the cost of a bind does not depend on where). */
+  const listenMore = async (count: number): Promise<Array<string>> => {
+    const dir = path.join(base, "sockets")
+    fs.mkdirSync(dir, { recursive: true })
+    const made: Array<string> = []
+    for (let index = 0; index < count; index++) {
+      const file = path.join(dir, `${listening.length}.sock`)
+      const server = net.createServer(() => {})
+      listening.push(server)
+      await new Promise<void>((resolve) => server.listen(file, resolve))
+      made.push(file)
+    }
+    return made
+  }
+  const scanCost = (): number => {
+    const times: Array<number> = []
+    for (let index = 0; index < 50; index++) {
+      const started = performance.now()
+      hostSocketsToHide(request)
+      times.push(performance.now() - started)
+    }
+    return median(times)
+  }
+  const scanned = [`${ms(scanCost())} as the host is`]
+  const hundreds = await listenMore(MAX_HIDDEN_SOCKETS)
+  scanned.push(`${ms(scanCost())} with ${MAX_HIDDEN_SOCKETS} more sockets`)
+  await listenMore(1000 - MAX_HIDDEN_SOCKETS)
+  scanned.push(`${ms(scanCost())} with 1000 more`)
+  console.log(`finding the host's sockets to hide (/proc/net/unix, lstat, realpath; median of 50): ${scanned.join(", ")}`)
+
   const shell = ["/bin/bash", "-c", "true"]
   const variants: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
     ["as used", full],
+    [`with ${MAX_HIDDEN_SOCKETS} hidden sockets`, bwrapArgs(request, process.env, hundreds)],
+    [`with 32 hidden sockets`, bwrapArgs(request, process.env, hundreds.slice(0, 32))],
+    ["without the /proc, /sys binds", without("kernel")],
+    ["… and without --unshare-uts", without("kernel", "--unshare-uts")],
     ["without --unshare-pid", without("--unshare-pid")],
     ["without --unshare-net", without("--unshare-net")],
     ["without --dev /dev", without("--dev")],
     ["without --proc /proc", without("--proc")],
-    ["without the /tmp, /run masks", without("masks")],
+    ["without the tmpfs masks", without("masks")],
     ["--ro-bind / / only", ["--ro-bind", "/", "/", "--"]]
   ]
   const medians = await interleaved([spawnRun(shell), ...variants.map(([, args]) => spawnRun([status.program, ...args, ...shell]))])
@@ -220,6 +288,7 @@ if (status.kind === "bwrap" && process.argv.includes("--options")) {
   for (const [index, [name]] of variants.entries()) console.log(`  ${name.padEnd(30)} +${ms((rest[index] ?? 0) - plain)}`)
   // bwrap starts three processes (monitor, pid 1, the shell): on a loaded machine each waits for a core.
   console.log(`load average while measuring: ${load()} on ${os.cpus().length} cores`)
+  for (const server of listening) server.close()
 }
 
 await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -10,8 +10,9 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { DEFAULT_GRACE_MS } from "./limits.ts"
-import { bwrapArgs, type SandboxRequest } from "./sandbox.ts"
+import { bwrapArgs, hostSocketsToHide, type SandboxRequest } from "./sandbox.ts"
 import { SandboxBroken, SessionSandbox, supervisorDirs, type SandboxedCommand } from "./sandbox-session.ts"
+import { withoutSocketVariables } from "./sandbox-sockets.ts"
 import { SpawnError, type ShellProcess } from "./spawn.ts"
 
 export interface SandboxPool {
@@ -30,8 +31,12 @@ export interface SandboxPoolOptions {
 /** The sandbox's own arguments: those of a per-command bwrap, less the working directory (each command brings its own). */
 const argsKey = (args: ReadonlyArray<string>): string => JSON.stringify(args.slice(0, -3))
 
-/** What the command's environment needs inside: TMPDIR on the private /tmp, as sandbox.ts sets it for a per-command bwrap. */
-export const sandboxedEnvironment = (env: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
+/**
+ * What the command's environment needs inside: TMPDIR on the private /tmp, as sandbox.ts sets it
+ * for a per-command bwrap, and no agent socket variable (sandbox-sockets.ts).
+ */
+export const sandboxedEnvironment = (given: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
+  const env = withoutSocketVariables(given)
   const tmpdir = env["TMPDIR"]
   if (tmpdir === undefined || tmpdir === "") return env
   const resolved = path.resolve(tmpdir)
@@ -53,10 +58,11 @@ export const makeSandboxPool = (options: SandboxPoolOptions = {}): Effect.Effect
       })
     )
 
-    const sandboxFor = (program: string, key: string, args: ReadonlyArray<string>): SessionSandbox => {
+    const sandboxFor = (program: string, key: string, request: SandboxRequest): SessionSandbox => {
       const current = live.get(key)
       if (current !== undefined && !current.dead) return current
-      const made = new SessionSandbox({ program, args, ...settings })
+      // The host's sockets as they are now: not part of the key, so a socket bound later starts no new sandbox.
+      const made = new SessionSandbox({ program, args: bwrapArgs(request, process.env, hostSocketsToHide(request)), ...settings })
       live.set(key, made)
       // Older sandboxes (other grants) go once idle; the ones still running something stay until the session ends.
       for (const [other, sandbox] of live) {
@@ -71,8 +77,9 @@ export const makeSandboxPool = (options: SandboxPoolOptions = {}): Effect.Effect
     const attempt = (program: string, request: SandboxRequest, command: SandboxedCommand) =>
       Effect.suspend(() => {
         if (closing) return Effect.fail(new SpawnError({ message: "the session is closing; no sandboxed command can start" }))
-        const args = bwrapArgs({ ...request, readable: [...request.readable, ...supervisorDirs()] })
-        const sandbox = sandboxFor(program, argsKey(args), args)
+        const withSupervisor = { ...request, readable: [...request.readable, ...supervisorDirs()] }
+        const args = bwrapArgs(withSupervisor)
+        const sandbox = sandboxFor(program, argsKey(args), withSupervisor)
         return sandbox.spawn(command).pipe(
           Effect.tapError((error) =>
             Effect.sync(() => {

@@ -1,7 +1,9 @@
 /**
  * The OS sandbox behind the classifier (defence in depth, docs/security.md): a shell command the
  * policy let run as a read runs with the whole filesystem read-only except a private /tmp and the
- * session's spill folder, without network, IPC or capabilities. Linux: bubblewrap (`bwrap`) when
+ * session's spill folder, without network, IPC, its host's name or capabilities, the kernel's
+ * writable files read-only (sandbox-kernel.ts) and the host's unix sockets hidden
+ * (sandbox-sockets.ts). Linux: bubblewrap (`bwrap`) when
  * installed; macOS: sandbox-exec with a generated profile. Elsewhere nothing: the classifier alone
  * decides, and the session says so when it starts (`sandboxStartNote`).
  *
@@ -20,9 +22,11 @@
  * `--die-with-parent` ends the sandbox when Crystal dies, even of SIGKILL.
  */
 import { spawnSync } from "node:child_process"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { locateSandbox, type SandboxStatus } from "./sandbox-detect.ts"
+import { kernelInterfaceArgs } from "./sandbox-kernel.ts"
+import { existingDir, isUnder, realOrSelf } from "./sandbox-paths.ts"
+import { hiddenSocketArgs, hostSocketCandidates, socketsToHide } from "./sandbox-sockets.ts"
 
 export { sandboxStartNote, type SandboxStatus } from "./sandbox-detect.ts"
 
@@ -38,8 +42,10 @@ export interface SandboxRequest {
   readonly writable: ReadonlyArray<string>
 }
 
-/** Directories replaced by an empty private tmpfs: scratch space, and the sockets of /run (docker, agents, D-Bus). */
-const MASKED = ["/tmp", "/run"]
+/** Directories replaced by an empty private tmpfs: scratch space, and the sockets in them (/run: docker, agents, D-Bus). */
+const MASKED = ["/tmp", "/var/tmp", "/run"]
+/** The same in the home: Docker Desktop's socket, gpg-agent's, ssh ControlMaster sockets (and the keys beside them). */
+const HOME_MASKED = [".docker", ".gnupg", ".ssh"]
 /** Kept visible under a masked directory: NixOS runs its programs from there. */
 const SYSTEM_KEPT = ["/run/current-system"]
 
@@ -52,51 +58,66 @@ const bwrapFixedArgs = [
   "--unshare-net",
   "--unshare-ipc",
   "--unshare-pid",
+  // Its own host name: a change inside (as root, /proc/sys/kernel/hostname) stays there.
+  "--unshare-uts",
   "--die-with-parent",
   // Run by root, bwrap keeps every capability, and CAP_SYS_ADMIN could remount `/` writable.
   "--cap-drop", "ALL"
 ]
 
-const isUnder = (root: string, candidate: string): boolean =>
-  candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
+/** The kernel's files exist or not for the life of the process: looked up once. */
+let kernelArgs: Array<string> | undefined
 
-const existingDir = (dir: string): boolean => {
-  try {
-    return fs.statSync(dir).isDirectory()
-  } catch {
-    return false
+const visibleDirs = (request: SandboxRequest): Array<string> => [...new Set([request.cwd, ...request.readable])]
+
+/**
+ * The directories masked for this request, by real path. A workspace that is one of them (or holds
+ * it, as `/` does) must not disappear behind the mask: that one then stays read-only.
+ */
+const maskedDirs = (request: SandboxRequest, env: NodeJS.ProcessEnv): Array<string> => {
+  const home = env.HOME
+  const candidates = [...MASKED, ...(home === undefined || !path.isAbsolute(home) ? [] : HOME_MASKED.map((name) => path.join(home, name)))]
+  const visible = visibleDirs(request)
+  const masked = new Set<string>()
+  for (const candidate of candidates) {
+    if (!existingDir(candidate)) continue
+    const real = realOrSelf(candidate)
+    if (!visible.some((dir) => isUnder(dir, real)) && ![...masked].some((dir) => isUnder(dir, real))) masked.add(real)
   }
+  return [...masked]
 }
 
-/** The bwrap arguments before the shell's argv (the `--` included). */
-export const bwrapArgs = (request: SandboxRequest, env: NodeJS.ProcessEnv = process.env): Array<string> => {
-  const args = [...bwrapFixedArgs]
-  const visible = [...new Set([request.cwd, ...request.readable])]
-  for (const masked of MASKED) {
-    // A workspace that is /tmp (or holds it, as `/` does) must not disappear behind the mask: /tmp then stays read-only.
-    if (!existingDir(masked) || visible.some((dir) => isUnder(dir, masked))) continue
+/**
+ * The bwrap arguments before the shell's argv (the `--` included); `hiddenSockets` (hostSocketsToHide)
+ * get /dev/null bound over them.
+ */
+export const bwrapArgs = (request: SandboxRequest, env: NodeJS.ProcessEnv = process.env, hiddenSockets: ReadonlyArray<string> = []): Array<string> => {
+  const args = [...bwrapFixedArgs, ...(kernelArgs ??= kernelInterfaceArgs())]
+  const visible = visibleDirs(request)
+  for (const masked of maskedDirs(request, env)) {
     args.push("--tmpfs", masked)
     // What the session reads that lies under a masked directory comes back read-only (a workspace in /tmp).
     const keep = [...visible, ...SYSTEM_KEPT].filter((dir) => isUnder(masked, dir) && dir !== masked && existingDir(dir))
     for (const dir of keep) args.push("--ro-bind", dir, dir)
   }
   for (const dir of request.writable) if (existingDir(dir)) args.push("--bind", dir, dir)
+  args.push(...hiddenSocketArgs(hiddenSockets))
   const tmpdir = env.TMPDIR
   if (tmpdir !== undefined && tmpdir !== "" && !isUnder("/tmp", path.resolve(tmpdir))) args.push("--setenv", "TMPDIR", "/tmp")
   args.push("--chdir", request.cwd, "--")
   return args
 }
 
+/** The host's unix sockets a sandbox started now for `request` hides (sandbox-sockets.ts): looked up at each sandbox's start. */
+export const hostSocketsToHide = (request: SandboxRequest, env: NodeJS.ProcessEnv = process.env): Array<string> =>
+  socketsToHide(hostSocketCandidates(env), {
+    visible: [...visibleDirs(request), ...request.writable].map(realOrSelf),
+    masked: maskedDirs(request, env),
+    home: env.HOME === undefined ? undefined : realOrSelf(env.HOME)
+  })
+
 /** A string literal of sandbox-exec's profile language (a Scheme dialect). */
 const sbString = (text: string): string => `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`
-
-const realOrSelf = (dir: string): string => {
-  try {
-    return fs.realpathSync(dir)
-  } catch {
-    return dir
-  }
-}
 
 /**
  * The macOS profile: every write denied except to the temporary directories, the spill folder and
@@ -147,6 +168,6 @@ export const sandboxedArgv = (
 ): { readonly file: string; readonly args: ReadonlyArray<string> } | undefined => {
   const status = sandboxStatus()
   if (!status.available) return undefined
-  if (status.kind === "bwrap") return { file: status.program, args: [...bwrapArgs(request), shell, ...shellArgs] }
+  if (status.kind === "bwrap") return { file: status.program, args: [...bwrapArgs(request, process.env, hostSocketsToHide(request)), shell, ...shellArgs] }
   return { file: status.program, args: ["-p", seatbeltProfile(request), shell, ...shellArgs] }
 }

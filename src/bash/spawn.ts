@@ -19,6 +19,7 @@ import { prepareContainment, taggedEnvironment } from "./containment.ts"
 import { trackLeader } from "./process-tree.ts"
 import { sandboxedArgv, sandboxStatus, type SandboxRequest } from "./sandbox.ts"
 import { sandboxedEnvironment, type SandboxPool } from "./sandbox-pool.ts"
+import { withoutSocketVariables } from "./sandbox-sockets.ts"
 
 const definedOnly = (env: NodeJS.ProcessEnv): Record<string, string> => {
   const out: Record<string, string> = {}
@@ -156,7 +157,7 @@ const spawnOwnProcess = (options: SpawnShellOptions, shell: string, env: NodeJS.
     const sandboxed = options.sandbox === undefined ? undefined : sandboxedArgv(options.sandbox, shell, shellArgs)
     const child = spawn(sandboxed?.file ?? shell, sandboxed?.args ?? shellArgs, {
       cwd: options.cwd,
-      env,
+      env: sandboxed === undefined ? env : withoutSocketVariables(env),
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
       windowsHide: true

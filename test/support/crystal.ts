@@ -66,11 +66,14 @@ export interface RunOptions {
    * timeout: a test of something that could hang fails instead of holding CI.
    */
   readonly timeoutMs?: number
+  /** A program (and its arguments) that runs the binary, e.g. `unshare --uts --`. */
+  readonly wrap?: ReadonlyArray<string>
 }
 
 export const runCrystal = (sandbox: Sandbox, args: ReadonlyArray<string>, options: RunOptions = {}): Promise<CrystalResult> =>
   new Promise((resolve, reject) => {
-    const child = spawn(crystalBinary, [...args], {
+    const [program = crystalBinary, ...wrapArgs] = options.wrap === undefined ? [] : [...options.wrap, crystalBinary]
+    const child = spawn(program, [...wrapArgs, ...args], {
       cwd: options.cwd ?? sandbox.workspace,
       env: { ...sandbox.env, ...options.env },
       stdio: ["pipe", "pipe", "pipe"]

@@ -98,7 +98,12 @@ const TWISTS: ReadonlyArray<string> = [
   "exec 3<>/dev/tcp/127.0.0.1/{PORT} && echo hi >&3"
 ]
 
-const PRIVATE_TMP_TWISTS = new Set(["cd .. && touch beside-workspace.txt", "echo x > /dev/shm/crystal-sandbox-{TAG}", "echo x > /tmp/crystal-sandbox-{TAG}"])
+const PRIVATE_TMP_TWISTS = new Set([
+  "cd .. && touch beside-workspace.txt",
+  "echo x > /var/tmp/crystal-sandbox-{TAG}",
+  "echo x > /dev/shm/crystal-sandbox-{TAG}",
+  "echo x > /tmp/crystal-sandbox-{TAG}"
+])
 
 /** Dozens of process starts: on a loaded machine they take far longer than vitest's default 20 s. */
 const HEAVY_MS = 240_000
@@ -248,7 +253,7 @@ describe.skipIf(!usable)(`the OS sandbox stops every write of an auto-approved c
       const expectFailure = !PRIVATE_TMP_TWISTS.has(twist)
       await settle()
       expect(observe(ws), twist).toEqual(before)
-      // Writes to the private /tmp succeed (the test workspace lies in /tmp, so `cd ..` lands there); everything else fails.
+      // Writes to the private /tmp and /var/tmp succeed (the test workspace lies in /tmp, so `cd ..` lands there); everything else fails.
       if (expectFailure) expect(text, twist).not.toMatch(/^exit 0\n/)
     }
   }, HEAVY_MS)

@@ -1,16 +1,18 @@
 /** The sandbox's arguments and notes, as data (the real runs are sandbox-writes and sandbox-kill). */
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, onTestFinished } from "vitest"
 import { sandboxStartNote } from "../../../src/bash/sandbox-detect.ts"
+import { kernelInterfaceArgs } from "../../../src/bash/sandbox-kernel.ts"
 import { bwrapArgs, seatbeltProfile } from "../../../src/bash/sandbox.ts"
 import { tempDir } from "../../support/temp.ts"
 
 describe("bwrap arguments", () => {
-  it("drop every capability and unshare network, IPC and pids, and end with the working directory", async () => {
+  it("drop every capability and unshare network, IPC, pids and the host name, and end with the working directory", async () => {
     const args = bwrapArgs({ mode: "read-only", cwd: "/", readable: [], writable: [] }, {})
     expect(args.slice(0, 3)).toEqual(["--ro-bind", "/", "/"])
-    for (const flag of ["--unshare-net", "--unshare-ipc", "--unshare-pid", "--die-with-parent", "--proc"]) expect(args).toContain(flag)
+    for (const flag of ["--unshare-net", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--die-with-parent", "--proc"]) expect(args).toContain(flag)
     expect(args.join(" ")).toContain("--cap-drop ALL")
     expect(args.slice(-3)).toEqual(["--chdir", "/", "--"])
   })
@@ -36,6 +38,55 @@ describe("bwrap arguments", () => {
       expect(args.join(" "), cwd).not.toContain("--tmpfs /tmp")
     }
     expect(bwrapArgs({ mode: "read-only", cwd: "/tmp", readable: ["/tmp"], writable: [] }, {}).join(" ")).toContain("--tmpfs /run")
+  })
+
+  it("mask /var/tmp and the home's .docker, .gnupg and .ssh (by real path) unless the workspace holds them", async () => {
+    // Outside /tmp, whose mask would cover them anyway.
+    const home = fs.mkdtempSync(path.join(os.homedir(), ".crystal-test-home-"))
+    onTestFinished(() => fs.rmSync(home, { recursive: true, force: true }))
+    for (const name of [".docker", ".gnupg", ".ssh"]) fs.mkdirSync(path.join(home, name))
+    fs.mkdirSync(path.join(home, "elsewhere"))
+    fs.rmdirSync(path.join(home, ".gnupg"))
+    fs.symlinkSync(path.join(home, "elsewhere"), path.join(home, ".gnupg"))
+    const text = bwrapArgs({ mode: "read-only", cwd: "/", readable: [], writable: [] }, { HOME: home }).join(" ")
+    // `/` as the workspace holds every one of them: nothing is masked.
+    expect(text).not.toMatch(/--tmpfs \/(tmp|var\/tmp|run) /)
+    expect(text).not.toContain(`--tmpfs ${home}`)
+    const workspace = await tempDir()
+    const masked = bwrapArgs({ mode: "read-only", cwd: workspace, readable: [workspace], writable: [] }, { HOME: home }).join(" ")
+    expect(masked).toContain("--tmpfs /var/tmp")
+    expect(masked).toContain(`--tmpfs ${home}/.docker --tmpfs ${home}/elsewhere --tmpfs ${home}/.ssh`)
+    expect(bwrapArgs({ mode: "read-only", cwd: home, readable: [home], writable: [] }, { HOME: home }).join(" ")).not.toContain(`--tmpfs ${home}`)
+  })
+
+  it("bind /dev/null over the sockets to hide, before the working directory", () => {
+    const args = bwrapArgs({ mode: "read-only", cwd: "/", readable: [], writable: [] }, {}, ["/srv/a.sock", "/home/u/b.sock"])
+    expect(args.slice(-9)).toEqual(["--ro-bind", "/dev/null", "/srv/a.sock", "--ro-bind", "/dev/null", "/home/u/b.sock", "--chdir", "/", "--"])
+  })
+
+  it("bind the kernel's writable files read-only and mask what Docker masks, each only where it exists", () => {
+    const present = new Map<string, "file" | "dir">([
+      ["/proc/sys", "dir"],
+      ["/proc/sysrq-trigger", "file"],
+      ["/proc/kcore", "file"],
+      ["/proc/acpi", "dir"],
+      ["/sys/firmware", "dir"],
+      // A file where a directory is expected (or the reverse) is left alone.
+      ["/proc/keys", "dir"],
+      ["/proc/scsi", "file"]
+    ])
+    expect(kernelInterfaceArgs((target) => present.get(target)).join(" ")).toBe(
+      [
+        "--ro-bind /proc/sys /proc/sys",
+        "--ro-bind /proc/sysrq-trigger /proc/sysrq-trigger",
+        "--ro-bind /dev/null /proc/kcore",
+        "--tmpfs /proc/acpi --remount-ro /proc/acpi",
+        "--tmpfs /sys/firmware --remount-ro /sys/firmware"
+      ].join(" ")
+    )
+    const args = bwrapArgs({ mode: "read-only", cwd: "/", readable: [], writable: [] }, {})
+    // After the new /proc: before it, they would be covered by it.
+    expect(args.indexOf("/proc/sys")).toBeGreaterThan(args.indexOf("--proc"))
   })
 
   it("point TMPDIR at the private /tmp when it named another directory", () => {
