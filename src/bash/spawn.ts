@@ -11,6 +11,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { DEFAULT_DRAIN_MS, defaultShell } from "./limits.ts"
@@ -92,7 +93,7 @@ export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProce
     const gated = `read -r _ || exit 126; exec 0</dev/null 2>&1; ${options.command}`
     return options.sandboxPool.spawn(status.program, options.sandbox, {
       file: shell,
-      args: ["-c", gated],
+      args: [...noStartupFiles(shell), "-c", gated],
       cwd: options.cwd,
       env: sandboxedEnvironment(definedOnly(env)),
       tag,
@@ -100,6 +101,13 @@ export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProce
       drainMs: options.drainMs
     })
   }))
+
+/**
+ * The supervisor gives each command a socket as its stdin (Bun's pipes are socket pairs), and bash
+ * takes a non-interactive shell whose stdin is a socket, with SHLVL unset, for one started by sshd:
+ * it runs ~/.bashrc first. `--norc` keeps the command alone, as it is on the bare path (stdin /dev/null).
+ */
+const noStartupFiles = (shell: string): ReadonlyArray<string> => (path.basename(shell) === "bash" ? ["--norc"] : [])
 
 /**
  * How a child ends: its exit, once its pipes are closed (or `drainMs` after the exit, when leftover

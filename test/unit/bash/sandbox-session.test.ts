@@ -53,13 +53,13 @@ const sleepers = (mark: string): Array<number> => {
 const sandboxed = (ws: Workspace): ToolContext => ({ ...ws.context, spillDir: ws.spillDir, sandbox: "read-only" })
 
 /** A session: its BackgroundBash (which owns the sandboxes) and the shell tools on it, closed after the test. */
-const session = async (options: { readonly bashTimeoutSeconds?: number; readonly graceMs?: number } = {}) => {
+const session = async (options: { readonly bashTimeoutSeconds?: number; readonly graceMs?: number; readonly env?: NodeJS.ProcessEnv } = {}) => {
   const scope = Effect.runSync(Scope.make())
   scopes.push(scope)
   const background: BackgroundBashShape = await Effect.runPromise(
     makeBackgroundBash({ timeoutSeconds: null, graceMs: options.graceMs ?? 300 }).pipe(Effect.provideService(Scope.Scope, scope))
   )
-  const tools = makeBashTools({ background, bashTimeoutSeconds: options.bashTimeoutSeconds ?? 30, classifyCommand: classifyForTest, graceMs: options.graceMs ?? 300 })
+  const tools = makeBashTools({ background, bashTimeoutSeconds: options.bashTimeoutSeconds ?? 30, classifyCommand: classifyForTest, graceMs: options.graceMs ?? 300, ...(options.env === undefined ? {} : { env: options.env }) })
   const bash = async (command: string, context: ToolContext): Promise<string> => (await Effect.runPromise(runTool(tools.bash, { command }, context))).text
   const close = () => Effect.runPromise(Scope.close(scope, Exit.void))
   return { background, tools, bash, close, scope }
@@ -76,6 +76,16 @@ describe.skipIf(!usable)(`the session's sandbox${skipped}`, () => {
     expect(background.sandbox.sandboxes()).toHaveLength(1)
     // fd 3 is ls's own directory handle.
     expect(await bash("ls /proc/self/fd | sort -n | tr '\\n' ' '", sandboxed(ws))).toBe("exit 0\n0 1 2 3 ")
+  })
+
+  it("runs the command alone, without the user's ~/.bashrc, when Crystal was started with SHLVL unset (stdin is a socket there)", async () => {
+    const ws = await makeWorkspace()
+    const home = path.join(ws.workspace, "home")
+    fs.mkdirSync(home)
+    fs.writeFileSync(path.join(home, ".bashrc"), "echo BASHRC-RAN\n")
+    const env = { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: home, SHELL: "/bin/bash" }
+    const { bash } = await session({ env })
+    expect(await bash("echo command", sandboxed(ws))).toBe("exit 0\ncommand")
   })
 
   it("keeps the supervisor out of the commands' reach: no /proc/PID/environ, no /proc/PID/fd", async () => {
