@@ -108,6 +108,8 @@ interface ServerState {
   samplingOffNoted: boolean
   /** How many tools the last note said were refused for a secret in their name (said again when it changes). */
   refusedNoted: number
+  /** A refusal note not said yet (said in server order before the next turn, whichever listed first). */
+  refusalPending: string | undefined
 }
 
 /** The name as the server gives it, or as the model would see it (sanitised, clipped), holds a secret or a piece of one. */
@@ -158,7 +160,8 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       lastError: undefined,
       pendingNote: undefined,
       samplingOffNoted: false,
-      refusedNoted: 0
+      refusedNoted: 0,
+      refusalPending: undefined
     }))
 
     const fail = (state: ServerState, failure: string) => {
@@ -215,16 +218,13 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       state.joined = true
     }
 
-    /** Tools refused for a secret in their name, said before the next turn. */
-    const refusalNotes: Array<string> = []
-
     const listTools = async (state: ServerState, connection: Connection) => {
       const listed = await connection.listTools()
       const offered = listed.filter((tool) => isOffered(state.plan, tool.name))
       const safe = offered.filter((tool) => !nameHoldsSecret(state.plan.name, tool.name))
       const refused = offered.length - safe.length
       if (refused > 0 && refused !== state.refusedNoted) {
-        refusalNotes.push(refusalNote(state.plan.name, refused))
+        state.refusalPending = refusalNote(state.plan.name, refused)
       }
       state.refusedNoted = refused
       state.listing = { client: connection.client, tools: safe }
@@ -325,6 +325,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
         }
       }
       const notes: Array<string> = []
+      const refusals: Array<string> = []
       for (const state of states) {
         if (state.status === "ready" && state.stale && state.connection !== undefined) {
           await listTools(state, state.connection).catch((error: unknown) => {
@@ -339,8 +340,12 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           notes.push(state.pendingNote)
           state.pendingNote = undefined
         }
+        if (state.refusalPending !== undefined) {
+          refusals.push(state.refusalPending)
+          state.refusalPending = undefined
+        }
       }
-      return [...notes, ...refusalNotes.splice(0), ...clashNotes.splice(0)]
+      return [...notes, ...refusals, ...clashNotes.splice(0)]
     })
 
     const restart = (name: string) =>
