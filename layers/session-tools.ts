@@ -15,7 +15,7 @@ import { makeToolImages, type ToolImagesDeps } from "../src/engine/tool-images.t
 import type { BashSettings, CommandClassifier } from "../src/tools/bash-specs.ts"
 import { sessionBashTools } from "../src/tools/bash-session.ts"
 import { makeBuiltinTools, makeImageTools } from "../src/tools/builtin.ts"
-import { SearchIndexCache } from "../src/tools/search-cache.ts"
+import { SearchIndexCache } from "../src/search/cache.ts"
 import { makeQuestionTool } from "../src/tools/question-tool.ts"
 import { makeSkillTool } from "../src/tools/skill-tool.ts"
 import { makeSpill } from "../src/tools/spill.ts"
@@ -45,8 +45,8 @@ export interface SessionToolDeps {
 const shellClassifier =
   (home: string): CommandClassifier =>
   (command, context) =>
-    Effect.promise(() => import("../src/approval/bash-classifier.ts")).pipe(
-      Effect.flatMap((classifier) => classifier.classifyCommand(command, context.fence, { protectedDirs: [home] }))
+    Effect.promise(() => import("../src/approval/bash/classify.ts")).pipe(
+      Effect.flatMap((classifier) => classifier.classifyBash(command, context.fence, { protectedDirs: [home] }))
     )
 
 export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolDeps): Effect.Effect<ToolboxShape, never, Scope.Scope> =>

@@ -17,7 +17,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { classifyCommand } from "../../src/approval/bash-classifier.ts"
+import { classifyBash } from "../../src/approval/bash/classify.ts"
 import { makePathFence, type PathFence } from "../../src/approval/path-fence.ts"
 import { git, gitEnvironment, makeSuperproject } from "../../test/support/git-repos.ts"
 import { median, ms, ratio } from "./measure.ts"
@@ -35,7 +35,7 @@ const fence = makePathFence(superproject)
 const environment = { PATH: gitEnvironment["PATH"] }
 
 const classify = (repo: PathFence, line = "git status"): void => {
-  const classification = Effect.runSync(classifyCommand(line, repo, { home: root, environment }))
+  const classification = Effect.runSync(classifyBash(line, repo, { home: root, environment }))
   if (classification.authority !== "read" || classification.risk !== "low") throw new Error(`${line} is not a plain read here: ${classification.summary}`)
 }
 

@@ -13,8 +13,8 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type { SearchIndex } from "../../src/tools/search-index.ts"
-import { parseQuery } from "../../src/tools/search-tokenize.ts"
+import type { SearchIndex } from "../../src/search/forward-index.ts"
+import { parseQuery } from "../../src/search/tokenize.ts"
 import { median, mib, ms, ratio, root } from "./measure.ts"
 
 const QUERIES: ReadonlyArray<string> = [
@@ -74,11 +74,11 @@ if (process.argv[2] === "--child") {
   await import("../../src/tools/builtin.ts")
   const workers = process.argv[4] === "" || process.argv[4] === undefined ? undefined : Number(process.argv[4])
   const started = performance.now()
-  const { SearchIndexCache } = await import("../../src/tools/search-cache.ts")
-  const { withSearchIndex } = await import("../../src/tools/search-index.ts")
+  const { SearchIndexCache } = await import("../../src/search/cache.ts")
+  const { withSearchIndex } = await import("../../src/search/forward-index.ts")
   const cache = new SearchIndexCache(workers === undefined ? {} : { workers })
   const { rankFiles } = await import("../../src/tools/search.ts")
-  const { parseQuery } = await import("../../src/tools/search-tokenize.ts")
+  const { parseQuery } = await import("../../src/search/tokenize.ts")
   // The first search of a session: the index is built (and kept) by the same call the tool makes.
   let index: SearchIndex | undefined
   await withSearchIndex(cache, tree, (built) => {

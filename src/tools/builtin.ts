@@ -5,7 +5,7 @@
  */
 import { describeImageSpec, viewImageSpec } from "./image-specs.ts"
 import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "./specs.ts"
-import type { SearchIndexCache } from "./search-cache.ts"
+import type { SearchIndexCache } from "../search/cache.ts"
 import { searchSpec } from "./search-spec.ts"
 import { lazyTool, type Tool } from "./tool.ts"
 import { editSpec, writeSpec } from "./write-specs.ts"

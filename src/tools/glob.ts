@@ -1,11 +1,11 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { compileGlob } from "./gitignore.ts"
+import { compileGlob } from "../files/walk/gitignore.ts"
 import { globBaseInput, splitGlobPattern } from "./glob-pattern.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
-import { ignoreRootFor, walk, WalkAborted, WalkDir } from "./walk.ts"
+import { ignoreRootFor, walk, WalkAborted, WalkDir } from "../files/walk/walk.ts"
 
 export const GLOB_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
 

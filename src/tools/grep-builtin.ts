@@ -6,10 +6,10 @@
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { GlobFilter } from "./gitignore.ts"
+import { GlobFilter } from "../files/walk/gitignore.ts"
 import { RecordBudget, type GrepRecord, type GrepRequest, type GrepResult } from "./grep-records.ts"
 import { ToolError } from "./tool.ts"
-import { toPosix, walk, WalkAborted, WalkDir } from "./walk.ts"
+import { toPosix, walk, WalkAborted, WalkDir } from "../files/walk/walk.ts"
 
 /** Files read at the same time while walking. */
 const READ_AHEAD = 16

@@ -7,7 +7,7 @@ import { statOrNotFound } from "./not-found.ts"
 import { findRipgrep, grepWithRipgrep } from "./ripgrep.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
-import { ignoreRootFor, WalkAborted } from "./walk.ts"
+import { ignoreRootFor, WalkAborted } from "../files/walk/walk.ts"
 
 export const GREP_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
 

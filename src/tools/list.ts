@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import { statOrNotFound } from "./not-found.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
-import { compareNames } from "./walk.ts"
+import { compareNames } from "../files/walk/walk.ts"
 
 export const LIST_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
 

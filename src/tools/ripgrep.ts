@@ -7,10 +7,10 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { IGNORE_FILE_NAMES, rerootIgnoreText } from "./gitignore.ts"
+import { IGNORE_FILE_NAMES, rerootIgnoreText } from "../files/walk/gitignore.ts"
 import { RecordBudget, type GrepRecord, type GrepRequest, type GrepResult } from "./grep-records.ts"
 import { ToolError } from "./tool.ts"
-import { loadAncestorIgnoreFiles } from "./walk.ts"
+import { loadAncestorIgnoreFiles } from "../files/walk/walk.ts"
 
 /** `rg` could not be started: the caller falls back to the built-in search. */
 export class RipgrepUnavailable {

@@ -2,7 +2,7 @@
  * The search tool (its definition is searchSpec in search-spec.ts): ranked search over the files
  * of the workspace (or a granted directory) for a natural-language or keyword query.
  *
- * Two stages. The index (search-index.ts) scores every file: BM25 over its contents, plus boosts
+ * Two stages. The index (search/forward-index.ts) scores every file: BM25 over its contents, plus boosts
  * for query terms in names it declares, in its file name and in its directory names, scaled by the
  * share of the query it holds. Then the best 2 × limit (at least 20) are checked against the disk
  * and re-read: each line holding a query term is scored by the terms it holds, with a bonus for
@@ -11,18 +11,18 @@
  * best declared name add to the file's score; the 3 best lines are its snippets.
  *
  * The index is built on the first search under a root and kept in the session's cache
- * (search-cache.ts); the call waits for it, and an interrupted call leaves it building.
+ * (search/cache.ts); the call waits for it, and an interrupted call leaves it building.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { statOrNotFound } from "./not-found.ts"
-import type { SearchIndexCache } from "./search-cache.ts"
-import { withSearchIndex, SEARCH_MAX_FILES, type QueryTerm, type SearchIndex } from "./search-index.ts"
+import type { SearchIndexCache } from "../search/cache.ts"
+import { withSearchIndex, SEARCH_MAX_FILES, type QueryTerm, type SearchIndex } from "../search/forward-index.ts"
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "./search-spec.ts"
-import { parseQuery, SEARCH_MAX_FILE_BYTES, splitWords, stem } from "./search-tokenize.ts"
+import { parseQuery, SEARCH_MAX_FILE_BYTES, splitWords, stem } from "../search/tokenize.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
-import { ignoreRootFor, toPosix } from "./walk.ts"
+import { ignoreRootFor, toPosix } from "../files/walk/walk.ts"
 
 export interface SearchArgs {
   readonly query: string

@@ -4,7 +4,7 @@ import { statOrNotFound } from "./not-found.ts"
 import { TREE_DEFAULT_DEPTH } from "./specs.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
-import { ignoreRootFor, WalkAborted, WalkDir } from "./walk.ts"
+import { ignoreRootFor, WalkAborted, WalkDir } from "../files/walk/walk.ts"
 
 export const TREE_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
 /** The walk stops after this many entries; the spilled text then ends with a note. */

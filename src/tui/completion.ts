@@ -2,7 +2,7 @@
  * Completion menus of the input: `/command` at the start of the input (with descriptions) and
  * `@path` mentions of workspace files anywhere. Pure, except `listWorkspaceFiles`.
  */
-import { WalkDir } from "../tools/walk.ts"
+import { WalkDir } from "../files/walk/walk.ts"
 import { replaceRange, type EditorState } from "./editor-state.ts"
 
 export interface CompletionItem {
@@ -81,7 +81,7 @@ const skippedDirs = new Set(["node_modules", "dist", "build", "target", ".venv",
 /**
  * Workspace files for @ mentions, relative with "/" separators, shallow ones first; what the
  * workspace's .gitignore (.ignore, .rgignore) files leave out is left out, as the file tools do
- * (tools/walk.ts). Bounded so a huge tree cannot stall typing.
+ * (files/walk/walk.ts). Bounded so a huge tree cannot stall typing.
  */
 export const listWorkspaceFiles = (root: string, limit = 5000): ReadonlyArray<string> => {
   const out: Array<string> = []

@@ -84,4 +84,22 @@ describe("the dependency rule", () => {
     })
     expect(examples).toEqual([])
   })
+
+  it("the folders below the entry points import only folders of a lower rank, in docs/architecture.md's order", () => {
+    const doc = fs.readFileSync(path.join(root, "docs", "architecture.md"), "utf8")
+    const line = /^`((?:[a-z-]+(?:, | → ))+[a-z-]+)`$/m.exec(doc)?.[1]
+    expect(line, "docs/architecture.md has the folder order as one line in backquotes").toBeDefined()
+    const rank = new Map<string, number>()
+    for (const [level, names] of (line ?? "").split(" → ").entries()) for (const name of names.split(", ")) rank.set(`src/${name}`, level)
+    const folders = fs
+      .readdirSync(path.join(root, "src"), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !entryUnits.has(`src/${entry.name}`))
+      .map((entry) => `src/${entry.name}`)
+    expect(folders.filter((folder) => !rank.has(folder)), "folders missing from the order").toEqual([])
+    expect([...rank.keys()].filter((folder) => !folders.includes(folder)), "names in the order that are not folders").toEqual([])
+    const inner = crossing.filter((edge) => rank.has(edge.from) && rank.has(edge.to))
+    expect(inner.length).toBeGreaterThan(50)
+    const upward = inner.filter((edge) => (rank.get(edge.to) ?? 0) >= (rank.get(edge.from) ?? 0))
+    expect([...new Set(upward.map((edge) => `${edge.from} → ${edge.to} (e.g. ${describeEdge(edge)})`))]).toEqual([])
+  })
 })

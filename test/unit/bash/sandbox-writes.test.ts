@@ -14,7 +14,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { classifyCommand } from "../../../src/approval/bash-classifier.ts"
+import { classifyBash } from "../../../src/approval/bash/classify.ts"
 import { decide } from "../../../src/approval/policy.ts"
 import { makeBackgroundBash } from "../../../src/bash/background.ts"
 import { sandboxStatus } from "../../../src/bash/sandbox.ts"
@@ -209,7 +209,7 @@ describe.skipIf(!usable)(`the OS sandbox stops every write of an auto-approved c
     expect(CONTROLS.length).toBeGreaterThanOrEqual(35)
     const notAllowed: Array<string> = []
     for (const command of CONTROLS) {
-      const classification = await Effect.runPromise(classifyCommand(command, ws.context.fence))
+      const classification = await Effect.runPromise(classifyBash(command, ws.context.fence))
       const allowed = decide("default", { classification, builtinEdit: false })._tag === "Allow" && classification.authority === "read"
       if (!allowed) notAllowed.push(`${command}: ${classification.summary}`)
     }

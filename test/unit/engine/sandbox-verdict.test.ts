@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
-import { classifyCommand } from "../../../src/approval/bash-classifier.ts"
+import { classifyBash } from "../../../src/approval/bash/classify.ts"
 import type { Classification } from "../../../src/approval/classification.ts"
 import type { ApprovalMode } from "../../../src/approval/policy.ts"
 import { makeBackgroundBash } from "../../../src/bash/background.ts"
@@ -74,7 +74,7 @@ describe.skipIf(!usable)(`the executor runs the bash tool in the sandbox when th
         Effect.scoped(
           Effect.gen(function* () {
             const background = yield* makeBackgroundBash({ timeoutSeconds: null })
-            const tools = makeBashTools({ background, bashTimeoutSeconds: 30, classifyCommand: (cmd, context) => classifyCommand(cmd, context.fence) })
+            const tools = makeBashTools({ background, bashTimeoutSeconds: 30, classifyCommand: (cmd, context) => classifyBash(cmd, context.fence) })
             const output = yield* executeToolCall({ id: "c", name: "bash", arguments: { command } }, { mode: "work", approval }).pipe(
               Effect.provide(services([tools.bash], workspace, answer))
             )

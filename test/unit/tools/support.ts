@@ -7,7 +7,7 @@ import type { ParseError } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { makePathFence } from "../../../src/approval/path-fence.ts"
 import { makeBuiltinTools } from "../../../src/tools/builtin.ts"
-import { SearchIndexCache } from "../../../src/tools/search-cache.ts"
+import { SearchIndexCache } from "../../../src/search/cache.ts"
 import { ToolError, type Tool, type ToolContext, type ToolFailure, type ToolOutput } from "../../../src/tools/tool.ts"
 
 export type Tree = Readonly<Record<string, string | Uint8Array>>

@@ -1,0 +1,100 @@
+/**
+ * Whether a repository's own configuration makes a "read-only" git command run programs:
+ * core.fsmonitor, core.pager, diff.external, filter and textconv drivers, include files, hooks
+ * (`git status` writes the index, which runs post-index-change)… A hostile repository can ship
+ * any of these in .git/config, so a git read in such a repository asks instead of running. The
+ * same holds for every repository git enters from it — submodules, their submodules, gitlinked
+ * nested repositories (git/nested-repos.ts) — so each of those is checked the same way.
+ *
+ * Asking rather than rewriting the command with safe overrides (`-c core.fsmonitor=false …`):
+ * the classifier describes the command that will run and never changes it, and overrides cannot
+ * name the filter and diff drivers a config defines without reading the config anyway.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { ConfigEntry } from "./config-file.ts"
+import { discoverRepository, type GitRepository } from "./discovery.ts"
+import { makeGitFiles, type GitFiles } from "./files.ts"
+import { checkNestedRepositories, type Place } from "./nested-repos.ts"
+import { isWithin } from "../path-fence.ts"
+
+/** Keys whose value is a program git runs, or a file git reads more configuration from. */
+const PROGRAM_KEY =
+  /^(core\.(fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy|alternaterefscommand|worktree)|diff\.external|diff\..+\.(textconv|command)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|include\.path|includeif\..+\.path|pager\..+|sequence\.editor|gpg\.program|gpg\..+\.program|credential\..*helper|uploadpack\.packobjectshook|submodule\..+\.update|sendemail\..*cmd|interactive\.difffilter|core\.fsmonitorhookversion)$/
+
+const FALSE = /^(false|no|off|0|)$/i
+
+/** The first reason the repository containing `dir`, or one git enters from it, would run a program on a read; undefined when none. */
+export const repositoryRunsPrograms = (dir: string): string | undefined => {
+  const found = discoverRepository(dir)
+  if (found.kind === "none") return undefined
+  if (found.kind === "unreadable") return found.reason
+  const top = found.repository
+  const files = makeGitFiles()
+  try {
+    return checkNestedRepositories(top, files, (repository, place) => repositoryReason(repository, place, top, files))
+  } catch (error) {
+    // Whatever the walk did not foresee (a file system error in an odd place) asks, with its message.
+    return `Crystal could not check the repository's nested repositories: ${error instanceof Error ? error.message : String(error)}`
+  }
+}
+
+const repositoryReason = (repository: GitRepository, place: Place, top: GitRepository, files: GitFiles): string | undefined => {
+  const which = place === "top" ? "the repository" : `the nested repository ${shown(repository.gitDir, top.worktree)}`
+  // A submodule's git directory names its worktree (core.worktree): git's own layout, not a hostile
+  // setting, when it is the directory git reached the repository from (or, for a git directory
+  // found under modules/, a directory inside the top worktree or the main worktree beside `.git`).
+  const ownWorktree = (value: string | undefined): boolean => {
+    if (value === undefined) return false
+    const target = files.real(path.resolve(repository.gitDir, value))
+    if (place !== "module") return repository.worktree !== undefined && target === files.real(repository.worktree)
+    const main = path.basename(top.commonDir) === ".git" ? path.dirname(top.commonDir) : undefined
+    return [top.worktree, main].some((root) => root !== undefined && isWithin(files.real(root), target))
+  }
+  for (const each of new Set([repository.gitDir, repository.commonDir])) {
+    for (const file of ["config", "config.worktree"]) {
+      const parsed = files.config(path.join(each, file))
+      if (parsed === undefined) continue
+      if (parsed === null) return `${which} has a ${file} Crystal cannot read`
+      if (!parsed.ok) return `${which} has a line in its ${file} Crystal cannot read: ${parsed.line}`
+      const key = programKey(parsed.entries, (entry, value) => entry === "core.worktree" && ownWorktree(value))
+      if (key !== undefined) return place === "top" ? `the repository config sets ${key}, which runs a program` : `${which} sets ${key} in its config, which runs a program`
+    }
+    const hook = activeHook(path.join(each, "hooks"))
+    if (hook === null) return `${which} has a hooks directory Crystal cannot read`
+    if (hook !== undefined) return `${which} has a ${hook} hook`
+  }
+  return undefined
+}
+
+/** A git directory as the operator reads it: relative to the top worktree when inside it. */
+const shown = (gitDir: string, worktree: string | undefined): string => {
+  if (worktree === undefined || !isWithin(worktree, gitDir)) return gitDir
+  return path.relative(worktree, gitDir)
+}
+
+/**
+ * The first program-running key of a git config file's entries, as `section.sub.name`; `allowed`
+ * exempts a key and value the caller knows to be harmless.
+ */
+const programKey = (entries: ReadonlyArray<ConfigEntry>, allowed: (key: string, value: string | undefined) => boolean): string | undefined => {
+  for (const { key, value } of entries) {
+    if (key === "core.fsmonitor" && value !== undefined && FALSE.test(value)) continue
+    if (key === "core.fsmonitorhookversion") continue
+    if (allowed(key, value)) continue
+    if (PROGRAM_KEY.test(key.toLowerCase()) || value?.startsWith("!") === true) return key
+  }
+  return undefined
+}
+
+/** A hook git may run (any file in hooks/ other than the shipped *.sample ones); null when hooks/ cannot be listed. */
+const activeHook = (hooks: string): string | undefined | null => {
+  let names: Array<string>
+  try {
+    names = fs.readdirSync(hooks)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return code === "ENOENT" || code === "ENOTDIR" ? undefined : null
+  }
+  return names.find((name) => !name.endsWith(".sample"))
+}
