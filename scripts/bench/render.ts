@@ -7,10 +7,20 @@
  *    and both as the Effect the turn runs per delta. Runs interleaved; medians and ratio.
  * 2. Keypress to echo: decoding one key, updating the editor, laying out and writing the live
  *    region. This is Crystal's share of the latency only; the terminal's own is not measured.
+ *    Once as the editor alone, once through the app's own parts (src/tui/app: the inbox, the input
+ *    fiber, the key map, reduce, the frame of the whole state), from the bytes offered to the write.
  * Usage: bun scripts/bench/render.ts [--runs N] [--tokens N]
  */
 import * as fs from "node:fs"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import { readInput, type AppInput } from "../../src/tui/app/input.ts"
+import { makeLiveRegion } from "../../src/tui/app/live.ts"
+import { initialState } from "../../src/tui/app/state.ts"
+import { makeStore } from "../../src/tui/app/store.ts"
+import { makeHistory } from "../../src/tui/history.ts"
+import { makeImageInput } from "../../src/tui/image-input.ts"
 import { editorKey, emptyEditor, type EditorState } from "../../src/tui/editor-state.ts"
 import { layoutEditor } from "../../src/tui/editor-view.ts"
 import { decodeKeys } from "../../src/tui/keys.ts"
@@ -29,8 +39,11 @@ const runs = flag("--runs", 9)
 const tokenCount = flag("--tokens", 20_000)
 
 const sink = fs.openSync("/dev/null", "w")
+/** Called after each write, for a measurement that waits for the echo. */
+let written: (() => void) | undefined
 const write = (text: string) => {
   fs.writeSync(sink, text)
+  written?.()
 }
 
 /** A Markdown answer cut into tokens of about four characters, as models stream them. */
@@ -65,10 +78,8 @@ const fakeTerminal: Terminal = {
 }
 
 const palette = await loadPalette(true)
-const status = statusLine(
-  { mode: "work", approval: "default", model: "local/test-model", promptSet: "default", contextUsed: 12_345, contextWindow: 200_000, runningTasks: 0 },
-  79
-)
+const statusInfo = { mode: "work", approval: "default", model: "local/test-model", promptSet: "default", contextUsed: 12_345, contextWindow: 200_000, runningTasks: 0 }
+const status = statusLine(statusInfo, 79)
 
 /** "token": the live region is redrawn after every token; "frame": at most once per 16 ms, as the app schedules it. */
 const rendered = (tokens: ReadonlyArray<string>, redraws: "token" | "frame"): number => {
@@ -146,3 +157,38 @@ for (const char of typed) {
 const sorted = [...keyTimes].sort((a, b) => a - b)
 console.log(`keypress to echo (in process, ${keyTimes.length} keys, input grows to ${typed.length} characters):`)
 console.log(`  median ${(median(keyTimes) * 1000).toFixed(1)} µs, p99 ${((sorted[Math.floor(sorted.length * 0.99)] ?? 0) * 1000).toFixed(1)} µs`)
+
+/** The same keys through the app's parts: each read offered to the inbox, timed until the live region is written. */
+const throughTheApp = Effect.scoped(
+  Effect.gen(function* () {
+    const inbox = yield* Queue.unbounded<AppInput>()
+    const store = makeStore(initialState({ workspace: process.cwd(), historyPath: "/dev/null", history: makeHistory([]), files: () => [] }, statusInfo))
+    const imageInput = yield* makeImageInput(inbox)
+    const live = makeLiveRegion(fakeTerminal, palette, store.get, imageInput.status)
+    // Typing only edits: no event of it asks for an effect (makeApp's handle would run them).
+    const handle = (event: Parameters<typeof store.dispatch>[0]) =>
+      Effect.sync(() => {
+        if (store.dispatch(event).length > 0) throw new Error(`typing asked for effects: ${event._tag}`)
+      })
+    // Typed text never reaches the session (only an image paste does): no session's services are needed.
+    yield* Effect.forkScoped(readInput(inbox, { store, live, palette, imageInput, handle, services: () => Context.empty() as never }))
+    const times: Array<number> = []
+    for (const char of typed) {
+      const started = performance.now()
+      yield* Effect.promise(
+        () =>
+          new Promise<void>((resolve) => {
+            written = resolve
+            Queue.unsafeOffer(inbox, { _tag: "Data", data: char })
+          })
+      )
+      times.push(performance.now() - started)
+    }
+    written = undefined
+    return times
+  })
+)
+await Effect.runPromise(throughTheApp)
+const appTimes = await Effect.runPromise(throughTheApp)
+const appSorted = [...appTimes].sort((a, b) => a - b)
+console.log(`  through the app's parts: median ${(median(appTimes) * 1000).toFixed(1)} µs, p99 ${((appSorted[Math.floor(appSorted.length * 0.99)] ?? 0) * 1000).toFixed(1)} µs, ratio ${ratio(median(appTimes), median(keyTimes))} to the editor alone`)

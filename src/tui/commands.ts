@@ -25,7 +25,8 @@ export interface CommandContext {
   readonly controls: SessionControls
   readonly print: (lines: ReadonlyArray<string>) => void
   readonly palette: Palette
-  readonly exit: () => void
+  /** Leaves the app (once what runs has stopped). */
+  readonly exit: Effect.Effect<void>
   readonly disabledTools: ReadonlyArray<string>
   /** /clear, /resume, /fork, /export, /cd, /space. */
   readonly host: Pick<SessionHostShape, "clear" | "resume" | "fork" | "exportTo" | "list" | "changeWorkspace" | "newSessionIn" | "workspaces">
@@ -334,7 +335,7 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
         })
       )
   },
-  { name: "exit", aliases: ["quit"], description: "leave (the session is saved)", run: (_args, context) => Effect.sync(context.exit) }
+  { name: "exit", aliases: ["quit"], description: "leave (the session is saved)", run: (_args, context) => context.exit }
 ]
 
 export const findCommand = (name: string): SlashCommand | undefined =>

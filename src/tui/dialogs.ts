@@ -56,10 +56,99 @@ export const pickWorkspaceAlone = (workspaces: ReadonlyArray<RecentWorkspace>): 
 /** A longer command is cut here, and says so: what is approved must never be hidden silently. */
 const maxCommandLines = 40
 
+type Io = { readonly input: Readable; readonly output: Writable }
+
+/** What the approval dialog shows above its choices: the call, its classification, its diff or command. */
+const approvalLines = (request: ApprovalRequest, palette: Palette, columns: number): Array<string> => {
+  const c = { ...request.classification, summary: visible(request.classification.summary) }
+  const preview: Array<string> = []
+  const call = { id: "", name: request.toolName, arguments: visibleValue(request.arguments) }
+  preview.push(...callDiff(call, palette, columns))
+  const args = call.arguments as Record<string, unknown> | undefined
+  if (request.toolName === "bash" || request.toolName === "bash_start") {
+    const command = typeof args?.["command"] === "string" ? args["command"] : ""
+    const lines = command.split("\n")
+    preview.push(...lines.slice(0, maxCommandLines).map((line) => `    ${palette.cyan(line)}`))
+    if (lines.length > maxCommandLines) preview.push(palette.yellow(`    … ${lines.length - maxCommandLines} more lines of this command are not shown`))
+  }
+  return [
+    `${palette.yellow("?")} ${palette.bold(`Allow ${request.toolName}: ${c.summary}`)}`,
+    palette.dim(`  risk ${c.risk} · ${c.authority} · ${c.scope} · approval mode ${request.mode}`),
+    ...preview
+  ]
+}
+
+const chooseApproval = async (prompts: InertPrompts, io: Io, request: ApprovalRequest): Promise<ApprovalAnswer> => {
+  const options: Array<{ value: ApprovalAnswer["_tag"] | "DenyMessage"; label: string; hint?: string }> = [
+    { value: "AllowOnce", label: "Allow once" },
+    ...(request.classification.grantKey === undefined ? [] : [{ value: "AllowSession" as const, label: "Allow for this session", hint: "the same tool and command prefix or path" }]),
+    { value: "Deny", label: "Deny" },
+    { value: "DenyMessage", label: "Deny with a message to the model" }
+  ]
+  const choice = await prompts.select({ message: `Allow ${request.toolName}?`, options, ...io })
+  if (prompts.isCancel(choice) || choice === "Deny") return { _tag: "Deny" } as const
+  if (choice === "AllowOnce") return { _tag: "AllowOnce" } as const
+  if (choice === "AllowSession") return { _tag: "AllowSession" } as const
+  const message = await prompts.text({ message: "Message to the model", placeholder: "why not, or what to do instead", ...io })
+  return prompts.isCancel(message) || message.trim() === "" ? ({ _tag: "Deny" } as const) : ({ _tag: "Deny", message: message.trim() } as const)
+}
+
+/** One question; undefined when dismissed. */
+const askOne = async (prompts: InertPrompts, io: Io, question: Question, position: string): Promise<QuestionAnswer | undefined> => {
+  const options = [
+    ...question.options.map((option) => ({ value: option.label, label: option.label, hint: option.description })),
+    ...(question.allowCustom ? [{ value: customValue, label: "Type your own answer…" }] : [])
+  ]
+  const message = `${question.header}${position}: ${question.question}`
+  const initial = question.options.map((option) => option.label).filter((label) => question.initial?.includes(label) === true)
+  const picked = question.multiSelect
+    ? await prompts.multiselect({ message, options, required: false, initialValues: initial, ...io })
+    : await prompts.select({ message, options, ...(initial[0] === undefined ? {} : { initialValue: initial[0] }), ...io })
+  if (prompts.isCancel(picked)) return undefined
+  const labels = Array.isArray(picked) ? picked : [picked]
+  // A multi-select gives its values in the order they were ticked; an answer lists them as shown.
+  const selected = question.options.map((option) => option.label).filter((label) => labels.includes(label))
+  if (!labels.includes(customValue)) return { selected }
+  const custom = await prompts.text({ message: `${question.header}: your answer`, ...io })
+  if (prompts.isCancel(custom)) return undefined
+  return { selected, custom }
+}
+
+/** Every question in turn, then one shared confirm step for several questions or a multi-select (SPEC T3). */
+const askAll = async (prompts: InertPrompts, io: Io, questions: ReadonlyArray<Question>): Promise<QuestionsOutcome> => {
+  const single = questions.length === 1 && questions[0]?.multiSelect === false
+  for (;;) {
+    const answers: Array<QuestionAnswer> = []
+    for (const [index, question] of questions.entries()) {
+      const answer = await askOne(prompts, io, question, questions.length > 1 ? ` (${index + 1}/${questions.length})` : "")
+      if (answer === undefined) return { _tag: "Dismissed" } as const
+      answers.push(answer)
+    }
+    if (single) return { _tag: "Answered", answers } as const
+    const summary = questions
+      .map((question, index) => {
+        const answer = answers[index]
+        const parts = [...(answer?.selected ?? []), ...(answer?.custom === undefined ? [] : [`"${answer.custom}"`])]
+        return `${question.header}: ${parts.length === 0 ? "(nothing)" : parts.join(", ")}`
+      })
+      .join("\n")
+    const confirm = await prompts.select({
+      message: `Submit these answers?\n${summary}`,
+      options: [
+        { value: "submit", label: "Submit" },
+        { value: "again", label: "Start over" }
+      ],
+      ...io
+    })
+    if (prompts.isCancel(confirm)) return { _tag: "Dismissed" } as const
+    if (confirm === "submit") return { _tag: "Answered", answers } as const
+  }
+}
+
 export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
   let clack: InertPrompts | undefined
   /** Runs one dialog with the keyboard handed to clack, noticing Ctrl+C on the way. */
-  const dialog = <A>(body: (prompts: InertPrompts, io: { input: Readable; output: Writable }) => Promise<A>): Effect.Effect<A> =>
+  const dialog = <A>(body: (prompts: InertPrompts, io: Io) => Promise<A>): Effect.Effect<A> =>
     Effect.promise(async () => {
       clack ??= inertPrompts(await import("@clack/prompts"))
       host.takeOver()
@@ -77,100 +166,20 @@ export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
       }
     })
 
-  const approve = (request: ApprovalRequest): Effect.Effect<ApprovalAnswer> => {
-    const c = { ...request.classification, summary: visible(request.classification.summary) }
-    const preview: Array<string> = []
-    const call = { id: "", name: request.toolName, arguments: visibleValue(request.arguments) }
-    preview.push(...callDiff(call, palette, host.columns()))
-    const args = call.arguments as Record<string, unknown> | undefined
-    if (request.toolName === "bash" || request.toolName === "bash_start") {
-      const command = typeof args?.["command"] === "string" ? args["command"] : ""
-      const lines = command.split("\n")
-      preview.push(...lines.slice(0, maxCommandLines).map((line) => `    ${palette.cyan(line)}`))
-      if (lines.length > maxCommandLines) preview.push(palette.yellow(`    … ${lines.length - maxCommandLines} more lines of this command are not shown`))
-    }
-    return dialog(async (prompts, io) => {
-      host.commit([
-        `${palette.yellow("?")} ${palette.bold(`Allow ${request.toolName}: ${c.summary}`)}`,
-        palette.dim(`  risk ${c.risk} · ${c.authority} · ${c.scope} · approval mode ${request.mode}`),
-        ...preview
-      ])
-      const options: Array<{ value: ApprovalAnswer["_tag"] | "DenyMessage"; label: string; hint?: string }> = [
-        { value: "AllowOnce", label: "Allow once" },
-        ...(c.grantKey === undefined ? [] : [{ value: "AllowSession" as const, label: "Allow for this session", hint: "the same tool and command prefix or path" }]),
-        { value: "Deny", label: "Deny" },
-        { value: "DenyMessage", label: "Deny with a message to the model" }
-      ]
-      const choice = await prompts.select({ message: `Allow ${request.toolName}?`, options, ...io })
-      if (prompts.isCancel(choice) || choice === "Deny") return { _tag: "Deny" } as const
-      if (choice === "AllowOnce") return { _tag: "AllowOnce" } as const
-      if (choice === "AllowSession") return { _tag: "AllowSession" } as const
-      const message = await prompts.text({ message: "Message to the model", placeholder: "why not, or what to do instead", ...io })
-      return prompts.isCancel(message) || message.trim() === "" ? ({ _tag: "Deny" } as const) : ({ _tag: "Deny", message: message.trim() } as const)
-    })
-  }
-
-  /** One question; undefined when dismissed. */
-  const askOne = async (prompts: InertPrompts, io: { input: Readable; output: Writable }, question: Question, position: string): Promise<QuestionAnswer | undefined> => {
-    const options = [
-      ...question.options.map((option) => ({ value: option.label, label: option.label, hint: option.description })),
-      ...(question.allowCustom ? [{ value: customValue, label: "Type your own answer…" }] : [])
-    ]
-    const message = `${question.header}${position}: ${question.question}`
-    const initial = question.options.map((option) => option.label).filter((label) => question.initial?.includes(label) === true)
-    const picked = question.multiSelect
-      ? await prompts.multiselect({ message, options, required: false, initialValues: initial, ...io })
-      : await prompts.select({ message, options, ...(initial[0] === undefined ? {} : { initialValue: initial[0] }), ...io })
-    if (prompts.isCancel(picked)) return undefined
-    const labels = Array.isArray(picked) ? picked : [picked]
-    // A multi-select gives its values in the order they were ticked; an answer lists them as shown.
-    const selected = question.options.map((option) => option.label).filter((label) => labels.includes(label))
-    if (!labels.includes(customValue)) return { selected }
-    const custom = await prompts.text({ message: `${question.header}: your answer`, ...io })
-    if (prompts.isCancel(custom)) return undefined
-    return { selected, custom }
-  }
-
-  const askQuestions = (questions: ReadonlyArray<Question>): Effect.Effect<QuestionsOutcome> =>
-    dialog(async (prompts, io) => {
-      const single = questions.length === 1 && questions[0]?.multiSelect === false
-      for (;;) {
-        const answers: Array<QuestionAnswer> = []
-        for (const [index, question] of questions.entries()) {
-          const answer = await askOne(prompts, io, question, questions.length > 1 ? ` (${index + 1}/${questions.length})` : "")
-          if (answer === undefined) return { _tag: "Dismissed" } as const
-          answers.push(answer)
-        }
-        if (single) return { _tag: "Answered", answers } as const
-        // One shared confirm step for several questions or a multi-select (SPEC T3).
-        const summary = questions
-          .map((question, index) => {
-            const answer = answers[index]
-            const parts = [...(answer?.selected ?? []), ...(answer?.custom === undefined ? [] : [`"${answer.custom}"`])]
-            return `${question.header}: ${parts.length === 0 ? "(nothing)" : parts.join(", ")}`
-          })
-          .join("\n")
-        const confirm = await prompts.select({
-          message: `Submit these answers?\n${summary}`,
-          options: [
-            { value: "submit", label: "Submit" },
-            { value: "again", label: "Start over" }
-          ],
-          ...io
-        })
-        if (prompts.isCancel(confirm)) return { _tag: "Dismissed" } as const
-        if (confirm === "submit") return { _tag: "Answered", answers } as const
-      }
-    })
-
   return {
     confirm: (question, defaultAnswer) =>
       dialog(async (prompts, io) => {
         const answer = await prompts.confirm({ message: question, initialValue: defaultAnswer, ...io })
         return prompts.isCancel(answer) ? false : answer
       }),
-    approve,
-    askQuestions,
+    approve: (request) => {
+      const lines = approvalLines(request, palette, host.columns())
+      return dialog(async (prompts, io) => {
+        host.commit(lines)
+        return chooseApproval(prompts, io, request)
+      })
+    },
+    askQuestions: (questions) => dialog((prompts, io) => askAll(prompts, io, questions)),
     pickSession: (sessions) =>
       dialog(async (prompts, io) => {
         const options = sessions.map((session) => ({

@@ -1,34 +1,51 @@
 /**
  * Images in the input box (SPEC I4/I5, seed 003): Ctrl+V (or Alt+V) pastes the clipboard's image,
  * a dropped image path attaches that file; either becomes an `[Image #N]` atomic span whose id
- * maps to the stored image. The engine owns numbering and storage; this owns the spans.
+ * maps to the stored image (the app state keeps that map). The engine owns numbering and storage;
+ * this runs the attach.
  *
  * While an attach runs, the keys typed after it wait and are then handled in order (so Ctrl+V
  * then Enter sends the prompt with the image); Ctrl+C cancels the attach and drops them. The
  * number is reserved before the OS reader is waited on, so a failed paste leaves a gap.
+ * All of this is called from the app's one input fiber, in the order keys arrived; an attach's
+ * end comes back through the same inbox, so keys typed before it ended are still held.
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import type { SessionServices } from "../../layers/session.ts"
 import { attachImageBytes, attachImageFile, requireImageModel, reserveImageNumber } from "../engine/attach-image.ts"
 import { readClipboardImage } from "../media/clipboard.ts"
 import { Providers } from "../providers/providers.ts"
 import type { ImageRef } from "../session/items.ts"
 import { droppedImage } from "./dropped-path.ts"
-import { insertAtomic, type EditorState } from "./editor-state.ts"
 import type { Key } from "./keys.ts"
 
-export interface ImageInputHost {
-  readonly services: () => Context.Context<SessionServices>
-  readonly editor: () => EditorState
-  readonly setEditor: (state: EditorState) => void
-  /** Handles a key that waited behind an attach. */
-  readonly replay: (key: Key) => void
-  /** One line for the operator: why a paste inserted nothing, or how it was taken. */
-  readonly note: (message: string) => void
-  readonly render: () => void
+/** An attach has ended: the image, or one line saying why there is none. */
+export interface AttachEnded {
+  readonly _tag: "AttachEnded"
+  readonly attach: number
+  readonly outcome: { readonly image: ImageRef } | { readonly note: string }
+}
+
+/** Whether the key was the image input's, and a line for the operator when there is one to say. */
+export interface Taken {
+  readonly taken: boolean
+  readonly note?: string
+}
+
+export interface ImageInput {
+  /** Takes `key` when it is an image paste, or when an attach is running. */
+  readonly take: (key: Key, services: Context.Context<SessionServices>) => Effect.Effect<Taken>
+  /** The attach has ended: the keys that waited behind it; undefined when it was cancelled meanwhile. */
+  readonly ended: (end: AttachEnded) => ReadonlyArray<Key> | undefined
+  /** What runs now, for the live region ("reading the clipboard…"). */
+  readonly status: () => string | undefined
+  readonly cancel: Effect.Effect<void>
 }
 
 /** Ctrl+V, and Alt+V for terminals that keep Ctrl+V for their own paste. */
@@ -45,90 +62,70 @@ const clipboardAttach = Effect.gen(function* () {
 
 const fileAttach = (file: string) => Effect.zipRight(requireImageModel, attachImageFile(file))
 
-export const makeImageInput = (host: ImageInputHost) => {
-  const refs = new Map<number, ImageRef>()
-  let nextId = 1
-  let waiting: { readonly label: string; readonly keys: Array<Key>; readonly fiber: Fiber.RuntimeFiber<unknown, unknown> } | undefined
-
-  const start = (label: string, work: Effect.Effect<ImageRef, { readonly message: string }, SessionServices>) => {
-    const keys: Array<Key> = []
-    const fiber = Effect.runFork(work.pipe(Effect.either, Effect.provide(host.services())))
-    waiting = { label, keys, fiber }
-    fiber.addObserver((exit) => {
-      if (waiting?.fiber !== fiber) return
-      waiting = undefined
-      if (exit._tag === "Success") {
-        const result = exit.value
-        if (result._tag === "Right") {
-          const id = nextId++
-          refs.set(id, result.right)
-          host.setEditor(insertAtomic(host.editor(), result.right.marker ?? "[Image]", id))
-        } else host.note(result.left.message)
-      } else if (!Cause.isInterruptedOnly(exit.cause)) {
-        host.note(`the paste failed: ${Cause.pretty(exit.cause).split("\n")[0] ?? "unknown error"}`)
-      }
-      // Handled as if typed now; one of them may start another attach, behind which the rest wait.
-      for (const key of keys) dispatch(key)
-      host.render()
-    })
-  }
-
-  const cancel = (): boolean => {
-    const running = waiting
-    if (running === undefined) return false
-    waiting = undefined
-    Effect.runFork(Fiber.interrupt(running.fiber))
-    return true
-  }
-
-  /** Takes `key` when it is an image paste, or when an attach is running; false: not ours. */
-  const take = (key: Key): boolean => {
-    if (waiting !== undefined) {
-      if (key.type === "ctrl" && key.letter === "c") {
-        cancel()
-        host.note("paste cancelled")
-      } else waiting.keys.push(key)
-      return true
-    }
-    if (isImagePasteKey(key)) {
-      start("reading the clipboard…", clipboardAttach)
-      return true
-    }
-    if (key.type === "paste") {
-      const file = droppedImage(key.text)
-      if (file === undefined) return false
-      const { entry } = Context.get(host.services(), Providers).current()
-      if (!entry.capabilities.imageInput) {
-        // The path still means something to a model that reads files.
-        host.note(`${entry.ref} does not take images: the path was pasted as text`)
-        return false
-      }
-      start(`attaching ${file}…`, fileAttach(file))
-      return true
-    }
-    return false
-  }
-
-  const dispatch = (key: Key) => {
-    if (!take(key)) host.replay(key)
-  }
-
-  return {
-    take,
-    /** What runs now, for the live region ("reading the clipboard…"). */
-    status: (): string | undefined => waiting?.label,
-    /** The images of the spans in `state`, in the order they appear. */
-    imagesOf: (state: EditorState): ReadonlyArray<ImageRef> =>
-      state.spans.flatMap((span) => {
-        const ref = span.id === undefined ? undefined : refs.get(span.id)
-        return ref === undefined ? [] : [ref]
-      }),
-    /** Forgets the images whose spans are gone from `state` (deleted, sent, or cleared). */
-    keepOnly: (state: EditorState) => {
-      for (const id of [...refs.keys()]) if (!state.spans.some((span) => span.id === id)) refs.delete(id)
-    },
-    cancel
-  }
+const outcomeOf = (exit: Exit.Exit<ImageRef, { readonly message: string }>): AttachEnded["outcome"] | undefined => {
+  if (Exit.isSuccess(exit)) return { image: exit.value }
+  if (Cause.isInterruptedOnly(exit.cause)) return undefined
+  const failure = Cause.failureOption(exit.cause)
+  return { note: failure._tag === "Some" ? failure.value.message : `the paste failed: ${Cause.pretty(exit.cause).split("\n")[0] ?? "unknown error"}` }
 }
 
-export type ImageInput = ReturnType<typeof makeImageInput>
+const notOurs: Taken = { taken: false }
+const notOursNow = Effect.succeed(notOurs)
+const takenNow = Effect.succeed<Taken>({ taken: true })
+
+/** Attaches run in the enclosing scope; their ends are offered to `inbox`. */
+export const makeImageInput = (inbox: Queue.Enqueue<AttachEnded>): Effect.Effect<ImageInput, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    let attaches = 0
+    let waiting: { readonly attach: number; readonly label: string; readonly keys: Array<Key>; readonly fiber: Fiber.RuntimeFiber<unknown, unknown> } | undefined
+
+    const start = (label: string, work: Effect.Effect<ImageRef, { readonly message: string }, SessionServices>, services: Context.Context<SessionServices>) =>
+      Effect.gen(function* () {
+        const attach = ++attaches
+        const fiber = yield* work.pipe(
+          Effect.provide(services),
+          Effect.onExit((exit) => {
+            const outcome = outcomeOf(exit)
+            return outcome === undefined ? Effect.void : Queue.offer(inbox, { _tag: "AttachEnded", attach, outcome })
+          }),
+          Effect.forkIn(scope)
+        )
+        waiting = { attach, label, keys: [], fiber }
+        return { taken: true }
+      })
+
+    const cancel = Effect.suspend(() => {
+      const running = waiting
+      waiting = undefined
+      return running === undefined ? Effect.void : Fiber.interruptFork(running.fiber)
+    })
+
+    const attachFor = Effect.fn("ImageInput.attach")(function* (key: Key, services: Context.Context<SessionServices>) {
+      if (isImagePasteKey(key)) return yield* start("reading the clipboard…", clipboardAttach, services)
+      const file = key.type === "paste" ? droppedImage(key.text) : undefined
+      if (file === undefined) return notOurs
+      const { entry } = Context.get(services, Providers).current()
+      // The path still means something to a model that reads files.
+      if (!entry.capabilities.imageInput) return { taken: false, note: `${entry.ref} does not take images: the path was pasted as text` }
+      return yield* start(`attaching ${file}…`, fileAttach(file), services)
+    })
+
+    // Every key passes here: most are not ours, and say so without the cost of a traced call.
+    const take = (key: Key, services: Context.Context<SessionServices>): Effect.Effect<Taken> =>
+      Effect.suspend(() => {
+        if (waiting === undefined) return isImagePasteKey(key) || key.type === "paste" ? attachFor(key, services) : notOursNow
+        if (key.type === "ctrl" && key.letter === "c") return Effect.as(cancel, { taken: true, note: "paste cancelled" })
+        waiting.keys.push(key)
+        return takenNow
+      })
+
+    const ended = (end: AttachEnded): ReadonlyArray<Key> | undefined => {
+      if (waiting?.attach !== end.attach) return undefined
+      const { keys } = waiting
+      waiting = undefined
+      return keys
+    }
+
+    return { take, ended, status: () => waiting?.label, cancel }
+  })

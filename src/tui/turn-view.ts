@@ -63,7 +63,40 @@ export const callLine = (call: ToolCall, width: number): string => {
   return describeCall(call, width)
 }
 
-export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererShape & { readonly interrupted: () => void } => {
+/**
+ * The lines under a call once its result is in: ok (with the edit's diff, unless an approval
+ * dialog showed it already), denied or error in one line; a bash call's last lines of output.
+ */
+const resultLines = (
+  call: ToolCall | undefined,
+  result: ToolResult,
+  durationMs: number,
+  seen: { readonly denied: boolean; readonly previewed: boolean },
+  palette: Palette,
+  columns: number
+): Array<string> => {
+  const width = columns - 1
+  const lines: Array<string> = []
+  if (seen.denied) {
+    lines.push(palette.yellow(clipText(`  ⎿ denied · ${result.text.split("\n")[0] ?? ""}`, width)))
+  } else if (result.isError) {
+    lines.push(palette.red(clipText(`  ⎿ error · ${result.text.split("\n")[0] ?? ""} · ${formatDuration(durationMs)}`, width)))
+  } else {
+    const lineCount = result.text === "" ? 0 : result.text.replace(/\n$/, "").split("\n").length
+    lines.push(palette.dim(`  ⎿ ok · ${lineCount} line${lineCount === 1 ? "" : "s"} · ${formatBytes(Buffer.byteLength(result.text))} · ${formatDuration(durationMs)}`))
+    if (call !== undefined && !seen.previewed) lines.push(...callDiff(call, palette, columns))
+  }
+  if (call?.name === "bash" && !seen.denied) {
+    const tail = result.text.replace(/\n+$/, "").split("\n").slice(-bashTailLines)
+    if (tail.join("") !== "") lines.push(...tail.map((line) => palette.dim(`    ${clipText(line, width - 4)}`)))
+  }
+  return lines
+}
+
+/** The terminal's renderer; `interrupted` marks a cancelled turn after what streamed. */
+export type TurnView = RendererShape & { readonly interrupted: () => void }
+
+export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView => {
   let markdown = new MarkdownStream(palette)
   let reasoningChars = 0
   let reasoningFirstLine = ""
@@ -141,27 +174,12 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
     toolFinished: (raw: ToolResult, durationMs) =>
       Effect.sync(() => {
         surface.activity(undefined)
-        const result = { ...raw, text: visible(raw.text) }
-        const call = calls.get(result.callId)
-        const bytes = Buffer.byteLength(result.text)
-        const lineCount = result.text === "" ? 0 : result.text.replace(/\n$/, "").split("\n").length
-        const facts = `${lineCount} line${lineCount === 1 ? "" : "s"} · ${formatBytes(bytes)} · ${formatDuration(durationMs)}`
-        const width = surface.columns() - 1
-        if (denied.has(result.callId)) {
-          surface.commit([palette.yellow(clipText(`  ⎿ denied · ${result.text.split("\n")[0] ?? ""}`, width))])
-        } else if (result.isError) {
-          surface.commit([palette.red(clipText(`  ⎿ error · ${result.text.split("\n")[0] ?? ""} · ${formatDuration(durationMs)}`, width))])
-        } else {
-          surface.commit([palette.dim(`  ⎿ ok · ${facts}`)])
-          if (call !== undefined && !previewed.has(result.callId)) surface.commit(callDiff(call, palette, surface.columns()))
-        }
-        if (call?.name === "bash" && !denied.has(result.callId)) {
-          const tail = result.text.replace(/\n+$/, "").split("\n").slice(-bashTailLines)
-          if (tail.join("") !== "") surface.commit(tail.map((line) => palette.dim(`    ${clipText(line, width - 4)}`)))
-        }
-        calls.delete(result.callId)
-        denied.delete(result.callId)
-        previewed.delete(result.callId)
+        const call = calls.get(raw.callId)
+        const seen = { denied: denied.has(raw.callId), previewed: previewed.has(raw.callId) }
+        surface.commit(resultLines(call, { ...raw, text: visible(raw.text) }, durationMs, seen, palette, surface.columns()))
+        calls.delete(raw.callId)
+        denied.delete(raw.callId)
+        previewed.delete(raw.callId)
       }),
     retrying: (info) =>
       Effect.sync(() => {

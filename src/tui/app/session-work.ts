@@ -1,0 +1,76 @@
+/**
+ * What the app runs on the session that is current when it starts: a prompt's turn (and the
+ * session's title after its first answer), and the status line's facts.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type { Session } from "../../../layers/session.ts"
+import type { SessionHostShape } from "../../../layers/session-host.ts"
+import { Conversation } from "../../engine/conversation.ts"
+import { runTurn, type UserInput } from "../../engine/turn.ts"
+import { selectPromptSet } from "../../prompts/sets.ts"
+import { Providers } from "../../providers/providers.ts"
+import { saveLateTitle } from "../../session/late-title.ts"
+import type { StatusInfo } from "../status-line.ts"
+import type { TurnView } from "../turn-view.ts"
+
+type Host = Pick<SessionHostShape, "current">
+
+/**
+ * Names the session in the background: it never delays the input, and a failure leaves the
+ * session untitled. A switch meanwhile closes the session's scope, and with it its background
+ * saves, so a title that arrives after one is written here (under the session's lock). It runs in
+ * `titles` (the app's scope) for that reason: a switch does not cut it short.
+ */
+const nameInBackground = (host: Host, running: Session, id: string, titles: Scope.Scope) =>
+  running.nameSession().pipe(
+    Effect.flatMap((title) => {
+      const now = host.current()
+      if (title === undefined || now.session === running) return Effect.void
+      // Resumed again in this process: the open conversation is the one to hold the title.
+      if (now.prepared.document.id === id) {
+        const target = Context.get(now.session.services, Conversation)
+        return target.update((doc) => (doc.title === undefined ? { ...doc, title } : doc)).pipe(
+          Effect.zipRight(target.save),
+          Effect.zipRight(target.flush)
+        )
+      }
+      // Closed: never write from the stale in-memory copy; the file as it is now, under its lock.
+      return saveLateTitle(now.prepared.store, id, title)
+    }),
+    Effect.ignore,
+    Effect.forkIn(titles)
+  )
+
+/** A prompt's turn; its failure and its cancellation are told by the view. */
+export const promptTurn = (host: Host, view: TurnView, titles: Scope.Scope, input: UserInput): Effect.Effect<void> => {
+  const { session, prepared } = host.current()
+  return runTurn(input, { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }).pipe(
+    Effect.tap((outcome) => (outcome._tag === "Answered" ? nameInBackground(host, session, prepared.document.id, titles) : Effect.void)),
+    Effect.catchAll((error) => view.failed(error.message)),
+    Effect.onInterrupt(() => Effect.sync(view.interrupted)),
+    Effect.asVoid,
+    Effect.provide(session.services)
+  )
+}
+
+/** Mode, approval, model, prompt set, context use and background tasks, as the session has them now. */
+export const readStatus = (host: Host): Effect.Effect<StatusInfo> => {
+  const { session, prepared } = host.current()
+  return Effect.gen(function* () {
+    const doc = yield* (yield* Conversation).document
+    const entry = (yield* Providers).current().entry
+    const lastUsage = [...doc.items].reverse().find((item) => item._tag === "assistant" && item.usage !== undefined)
+    const usage = lastUsage?._tag === "assistant" ? lastUsage.usage : undefined
+    return {
+      mode: doc.mode,
+      approval: doc.approval,
+      model: entry.ref,
+      promptSet: selectPromptSet(prepared.paths.home, prepared.prompts.promptSet).name,
+      contextUsed: usage === undefined ? 0 : usage.inputTokens + usage.outputTokens,
+      contextWindow: entry.capabilities.contextWindow,
+      runningTasks: yield* session.runningTasks
+    }
+  }).pipe(Effect.provide(session.services))
+}
