@@ -15,7 +15,8 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { DEFAULT_DRAIN_MS, defaultShell } from "./limits.ts"
-import { redactingSink } from "../session/redact.ts"
+import { redactingSink } from "../secrets/redact.ts"
+import type { Secrets } from "../secrets/secrets.ts"
 import { prepareContainment, taggedEnvironment } from "./containment.ts"
 import { trackLeader } from "./process-tree.ts"
 import { sandboxedArgv, sandboxStatus, type SandboxRequest } from "./sandbox.ts"
@@ -46,8 +47,10 @@ export interface SpawnShellOptions {
   readonly env?: NodeJS.ProcessEnv
   /** Defaults to `defaultShell()`. */
   readonly shell?: string
-  /** Every chunk of stdout or stderr, as it arrives, known secrets already redacted. */
+  /** Every chunk of stdout or stderr, as it arrives, `secrets` already redacted. */
   readonly onOutput: (chunk: Buffer) => void
+  /** The session's secrets as the command starts (its Redactor's, read by the caller). */
+  readonly secrets: Secrets
   /**
    * After the shell exits, how long to keep reading output that processes it left behind still
    * write (they hold the pipes open). Default 200 ms.
@@ -97,7 +100,7 @@ export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProce
       cwd: options.cwd,
       env: sandboxedEnvironment(definedOnly(env)),
       tag,
-      onOutput: options.onOutput,
+      output: redactingSink(options.secrets, options.onOutput),
       drainMs: options.drainMs
     })
   }))
@@ -181,7 +184,7 @@ const spawnOwnProcess = (options: SpawnShellOptions, shell: string, env: NodeJS.
     }
     trackLeader(pid, tag)
 
-    const output = redactingSink(options.onOutput)
+    const output = redactingSink(options.secrets, options.onOutput)
     child.stdout?.on("data", output.write)
     child.stderr?.on("data", output.write)
     const watched = watchExit(child, options.drainMs, output.flush)

@@ -204,6 +204,7 @@ export const makeBashRunners = (options: Omit<BashToolsOptions, "classifyCommand
         const result = yield* runForeground({
           command,
           cwd: context.fence.workspace,
+          secrets: context.secrets,
           sandbox,
           sandboxPool: background.sandbox,
           timeoutSeconds: bashTimeoutSeconds,
@@ -220,7 +221,7 @@ export const makeBashRunners = (options: Omit<BashToolsOptions, "classifyCommand
       Effect.gen(function* () {
         const command = yield* nonEmpty(args.command)
         const sandbox = sandboxFor(context)
-        const task = yield* background.start(command, { cwd: context.fence.workspace, sandbox }).pipe(Effect.mapError(asToolError))
+        const task = yield* background.start(command, { cwd: context.fence.workspace, secrets: context.secrets, sandbox }).pipe(Effect.mapError(asToolError))
         return { text: `started ${task.id} (pid ${task.pid})${unsandboxedNote(sandbox)}` }
       }),
     bashStatus: (args) =>
