@@ -102,7 +102,7 @@ export const startMcpServers = (
         // config.json's servers were spawned as Crystal started (src/mcp/early-servers.ts): taken
         // over when the plan is exactly what was spawned, spawned now otherwise; either way before
         // the SDK loads, so that a server's start and the SDK's evaluation overlap.
-        yield* prepareContainment
+        yield* prepareContainment(prepared.paths.home)
         const stdio = plans.flatMap((plan) => (plan.enabled && typeof plan.endpoint !== "string" && plan.endpoint.kind === "stdio" ? [{ name: plan.name, command: plan.endpoint }] : []))
         const early = takeEarlyServers(stdio.map((server) => server.command), DEFAULT_GRACE_MS)
         const spawned = new Map<string, Promise<ServerProcess>>(

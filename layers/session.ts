@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { ApprovalPolicy } from "../src/approval/approval-policy.ts"
 import { BackgroundBash, type BackgroundBashShape } from "../src/bash/background-bash.ts"
-import { useHome } from "../src/bash/containment.ts"
+import { scheduleReaping } from "../src/bash/containment.ts"
 import { secretValues, shellEnvironment } from "../src/bash/shell-env.ts"
 import { Redactor } from "../src/secrets/redactor.ts"
 import { sandboxStartNote } from "../src/bash/sandbox-detect.ts"
@@ -126,7 +126,7 @@ const makeSessionCompactor = (
 export const startSession = (prepared: PreparedSession, host: SessionHostContext): Effect.Effect<Session, SessionLocked, Scope.Scope> =>
   Effect.gen(function* () {
     yield* lockSession(prepared)
-    useHome(prepared.paths.home)
+    scheduleReaping(prepared.paths.home)
     // Computed on the first read (the first tool call, usually), not on the way to the first request.
     const redactor = yield* Redactor.make(() => [...secretValues(prepared.config, host.env), ...secretValues(prepared.config, process.env)])
     const store = Context.make(SessionStore, prepared.store)
@@ -148,7 +148,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     if (!plugins.hooks.idle) yield* plugins.hooks.registerPlaceholders(resolver.placeholders)
     const policy = yield* makeApprovalPolicy(prepared, providers, resolver, conversation)
     // Commands run without the provider keys Crystal knows (README "Secrets").
-    const bash = { ...bashSettings(prepared.config), env: shellEnvironment(prepared.config, host.env) }
+    // Its home is where the session's first process writes this crystal's pid file (containment.ts).
+    const bash = { ...bashSettings(prepared.config), env: shellEnvironment(prepared.config, host.env), home: prepared.paths.home }
     const background = yield* BackgroundBash.make({ ...bash, timeoutSeconds: bash.backgroundTimeoutSeconds })
     const media = yield* MediaStore.make(prepared.paths.mediaDir)
     // One trust question for the workspace's tool sets and MCP servers, before any of them starts.

@@ -124,6 +124,8 @@ export interface BackgroundBashOptions {
   readonly shell?: string
   /** See SpawnShellOptions.drainMs. */
   readonly drainMs?: number
+  /** See SpawnShellOptions.home. */
+  readonly home?: string | undefined
 }
 
 interface Task {
@@ -274,6 +276,7 @@ export const makeBackgroundBash = (options: BackgroundBashOptions): Effect.Effec
         cwd: startOptions.cwd,
         onOutput: (chunk) => log.write(chunk),
         secrets: startOptions.secrets,
+        home: options.home,
         sandbox: startOptions.sandbox,
         sandboxPool: sandbox,
         ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),

@@ -89,6 +89,8 @@ export interface ForegroundOptions {
   readonly timeoutSeconds: number
   /** See SpawnShellOptions.secrets. */
   readonly secrets: Secrets
+  /** See SpawnShellOptions.home. */
+  readonly home?: string | undefined
   readonly env?: NodeJS.ProcessEnv
   readonly shell?: string
   /** SIGTERM → SIGKILL delay. Default 2000 ms. */
@@ -123,6 +125,7 @@ export const runForeground = (options: ForegroundOptions): Effect.Effect<Foregro
         cwd: options.cwd,
         onOutput: capture.write,
         secrets: options.secrets,
+        home: options.home,
         sandbox: options.sandbox,
         sandboxPool: options.sandboxPool,
         ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),

@@ -51,6 +51,8 @@ export interface SpawnShellOptions {
   readonly onOutput: (chunk: Buffer) => void
   /** The session's secrets as the command starts (its Redactor's, read by the caller). */
   readonly secrets: Secrets
+  /** Crystal's home: the first spawn writes this crystal's pid file under it (containment.ts). */
+  readonly home?: string | undefined
   /**
    * After the shell exits, how long to keep reading output that processes it left behind still
    * write (they hold the pipes open). Default 200 ms.
@@ -84,7 +86,7 @@ export interface ShellProcess {
  * always killed by someone. Its leader is also tracked for the exit hook in process-tree.ts.
  */
 export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProcess, SpawnError> =>
-  Effect.zipRight(prepareContainment, Effect.suspend(() => {
+  Effect.zipRight(prepareContainment(options.home), Effect.suspend(() => {
     const shell = options.shell ?? defaultShell()
     const { env, tag } = taggedEnvironment(options.env ?? process.env)
     const status = options.sandbox === undefined || options.sandboxPool === undefined ? undefined : sandboxStatus()

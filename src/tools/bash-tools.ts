@@ -25,6 +25,8 @@ export interface BashToolsOptions {
   readonly captureBytes?: number
   /** The commands' environment (src/bash/shell-env.ts); default Crystal's own. */
   readonly env?: NodeJS.ProcessEnv
+  /** Crystal's home, for the pid file the first command writes (src/bash/containment.ts). */
+  readonly home?: string | undefined
 }
 
 export interface BashTools {
@@ -205,6 +207,7 @@ export const makeBashRunners = (options: Omit<BashToolsOptions, "classifyCommand
           command,
           cwd: context.fence.workspace,
           secrets: context.secrets,
+          home: options.home,
           sandbox,
           sandboxPool: background.sandbox,
           timeoutSeconds: bashTimeoutSeconds,

@@ -115,3 +115,20 @@ describe.skipIf(!linux)("containment", () => {
     await fs.rm(dir, { recursive: true, force: true })
   })
 })
+
+describe("the pid file's home", () => {
+  it("is the one the spawn names: none without a home, the first named home after that, never a second", async () => {
+    const ws = await makeWorkspace()
+    const [first, second] = [await fs.mkdtemp(path.join(os.tmpdir(), "crystal-home-")), await fs.mkdtemp(path.join(os.tmpdir(), "crystal-home-"))]
+    const exists = (home: string) => fs.access(path.join(home, "run", `${process.pid}.json`)).then(() => true, () => false)
+    const run = (home: string | undefined) => Effect.runPromise(runForeground({ command: "true", cwd: ws.workspace, timeoutSeconds: 30, secrets: noSecrets, home }))
+    await run(undefined)
+    expect([await exists(first), await exists(second)]).toEqual([false, false])
+    await run(first)
+    const record = JSON.parse(await fs.readFile(path.join(first, "run", `${process.pid}.json`), "utf8")) as { readonly pid: number; readonly prefix: string }
+    expect(record).toMatchObject({ pid: process.pid, prefix: instancePrefix() })
+    await run(second)
+    expect(await exists(second)).toBe(false)
+    await Promise.all([first, second].map((dir) => fs.rm(dir, { recursive: true, force: true })))
+  })
+})
