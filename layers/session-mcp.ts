@@ -25,7 +25,7 @@ import { startServerProcess, type ServerProcess } from "../src/mcp/server-proces
 import type { WorkspaceServer, WorkspaceServers } from "../src/mcp/workspace-servers.ts"
 import type { TrustDecision } from "../src/trust/trust-question.ts"
 import type { QuestionAsker } from "../src/tools/questions.ts"
-import { addSecrets, redactText } from "../src/session/redact.ts"
+import type { RedactorShape } from "../src/secrets/redactor.ts"
 import type { PreparedSession } from "./prepare.ts"
 
 /** `<workspace>/.crystal/mcp.json`, read (and its module loaded) only when the file exists. */
@@ -52,11 +52,14 @@ export const trustedWorkspaceServers = (workspace: WorkspaceServers | undefined,
  */
 export const samplingModel = (
   engine: typeof import("../src/engine/sampling.ts"),
-  deps: { readonly providers: Pick<ProvidersShape, "current">; readonly hooks: HookPipeline | undefined }
+  deps: { readonly providers: Pick<ProvidersShape, "current">; readonly hooks: HookPipeline | undefined; readonly redactor: Pick<RedactorShape, "secrets"> }
 ): SamplingModel => ({
   current: () => deps.providers.current().entry.ref,
   complete: async (prompt, signal) => {
-    const answered = await Effect.runPromise(Effect.either(engine.sampleActiveModel({ activeModel: deps.providers, hooks: deps.hooks }, prompt)), { signal })
+    const answered = await Effect.runPromise(
+      Effect.either(engine.sampleActiveModel({ activeModel: deps.providers, hooks: deps.hooks, redactor: deps.redactor }, prompt)),
+      { signal }
+    )
     if (answered._tag === "Left") throw new Error(answered.left.message)
     return answered.right
   }
@@ -67,6 +70,8 @@ export const startMcpServers = (
   prepared: PreparedSession,
   deps: {
     readonly policy: ApprovalPolicyShape
+    /** The session's secrets: the servers' credentials join them; what the servers say is redacted of them. */
+    readonly redactor: RedactorShape
     readonly env: Readonly<Record<string, string | undefined>>
     readonly baseEnv: Readonly<Record<string, string>>
     /** The workspace's trusted servers (trustedWorkspaceServers): they come after config.json's. */
@@ -93,11 +98,11 @@ export const startMcpServers = (
           )
         ]
         // What ${env:…} put into a server's env or headers is redacted like a provider key (README "Secrets").
-        addSecrets(plans.flatMap((plan) => plan.secrets))
+        yield* deps.redactor.add(plans.flatMap((plan) => plan.secrets))
         // config.json's servers were spawned as Crystal started (src/mcp/early-servers.ts): taken
         // over when the plan is exactly what was spawned, spawned now otherwise; either way before
         // the SDK loads, so that a server's start and the SDK's evaluation overlap.
-        yield* prepareContainment
+        yield* prepareContainment(prepared.paths.home)
         const stdio = plans.flatMap((plan) => (plan.enabled && typeof plan.endpoint !== "string" && plan.endpoint.kind === "stdio" ? [{ name: plan.name, command: plan.endpoint }] : []))
         const early = takeEarlyServers(stdio.map((server) => server.command), DEFAULT_GRACE_MS)
         const spawned = new Map<string, Promise<ServerProcess>>(
@@ -118,11 +123,12 @@ export const startMcpServers = (
           return [fence.workspace, ...fence.grants.map((grant) => grant.root).filter((root) => !isWithin(prepared.paths.home, root) && !isWithin(fence.workspace, root))]
         }
         // The servers' notes quote what a server said (an elicitation's message, an error), which may hold a secret it read.
-        const note = (text: string) => deps.note(redactText(text))
+        const note = (text: string) => deps.note(Effect.runSync(deps.redactor.redact(text)))
         return yield* servers.makeMcpServers({
           plans,
           roots,
           spawned,
+          redactor: deps.redactor,
           elicit: (server, message, schema) => elicitation.askElicitation(deps.operator, { server, message, schema }, note),
           sample: sampler === undefined ? undefined : (server, params, signal) => sampling.answerSampling({ asker: deps.operator, model: samplingModel(sampler, deps), note }, server, params, signal),
           note

@@ -8,6 +8,7 @@ import type * as Scope from "effect/Scope"
 import type { ApprovalPolicyShape } from "../src/approval/approval-policy.ts"
 import type { BackgroundBashShape } from "../src/bash/background-bash.ts"
 import { assembleCatalog } from "../src/engine/catalog.ts"
+import type { RedactorShape } from "../src/secrets/redactor.ts"
 import type { ConversationShape } from "../src/engine/conversation.ts"
 import type { OperatorShape } from "../src/engine/operator.ts"
 import type { ToolboxShape } from "../src/engine/toolbox.ts"
@@ -32,6 +33,8 @@ export interface SessionToolDeps {
   readonly bash: BashSettings
   readonly conversation: ConversationShape
   readonly policy: ApprovalPolicyShape
+  /** The session's secrets: each call's context carries them, tool sets' definitions are redacted of them. */
+  readonly redactor: RedactorShape
   readonly background: BackgroundBashShape
   readonly operator: OperatorShape
   readonly images: Omit<ToolImagesDeps, "conversation" | "config" | "configFile">
@@ -79,7 +82,14 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
         return mcp === undefined ? own : [...own, ...assembleCatalog(mode, mcp.tools(), disabled, imageInput)]
       },
       ...(mcp === undefined ? {} : { beforeTurn: mcp.beforeTurn }),
-      context: Effect.map(deps.policy.fence, (fence) => ({ fence, sessionId: prepared.document.id, spill, spillDir: prepared.spillDir, images })),
+      context: Effect.zipWith(deps.policy.fence, deps.redactor.secrets, (fence, secrets) => ({
+        fence,
+        sessionId: prepared.document.id,
+        secrets,
+        spill,
+        spillDir: prepared.spillDir,
+        images
+      })),
       fileWriters: new Set(tools.filter((tool) => tool.writesThroughFence === true).map((tool) => tool.name)),
       external
     }
@@ -118,7 +128,8 @@ const sessionExternalTools = (prepared: PreparedSession, deps: SessionToolDeps):
         asker: deps.operator,
         reserved: reservedToolNames,
         approval: Effect.map(deps.conversation.document, (doc) => doc.approval),
-        env: deps.bash.env ?? process.env
+        env: deps.bash.env ?? process.env,
+        redactor: deps.redactor
       },
       { ...deps.trust, notes: [] }
     )

@@ -1,7 +1,7 @@
 /**
  * The composition root of one session: the card's services (Providers, PromptResolver,
- * ApprovalPolicy, BackgroundBash, MediaStore, PluginLoader) and the
- * engine's own (Conversation, Toolbox, Compactor), made in the session's scope and handed to the
+ * ApprovalPolicy, BackgroundBash, MediaStore, PluginLoader), the session's secrets (Redactor) and
+ * the engine's own (Conversation, Toolbox, Compactor), made in the session's scope and handed to the
  * engine as one Context. Each service is made by the same `make` its static `layer` wraps; the
  * graph is written out by hand because building ~8 layers costs ~10 ms of cold start in the
  * compiled binary and these services depend on each other in one fixed order (docs/architecture.md).
@@ -11,9 +11,9 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { ApprovalPolicy } from "../src/approval/approval-policy.ts"
 import { BackgroundBash, type BackgroundBashShape } from "../src/bash/background-bash.ts"
-import { useHome } from "../src/bash/containment.ts"
+import { scheduleReaping } from "../src/bash/containment.ts"
 import { secretValues, shellEnvironment } from "../src/bash/shell-env.ts"
-import { installSecrets } from "../src/session/redact.ts"
+import { Redactor } from "../src/secrets/redactor.ts"
 import { sandboxStartNote } from "../src/bash/sandbox-detect.ts"
 import { compactionDefaults } from "../src/config/schema.ts"
 import { Compactor, makeCompactor } from "../src/engine/compactor.ts"
@@ -51,6 +51,7 @@ export type SessionServices =
   | Renderer
   | Operator
   | PluginLoader
+  | Redactor
 
 /** What the process gives every session it starts: its environment, and where events and questions go. */
 export interface SessionHostContext {
@@ -125,8 +126,9 @@ const makeSessionCompactor = (
 export const startSession = (prepared: PreparedSession, host: SessionHostContext): Effect.Effect<Session, SessionLocked, Scope.Scope> =>
   Effect.gen(function* () {
     yield* lockSession(prepared)
-    useHome(prepared.paths.home)
-    installSecrets(() => [...secretValues(prepared.config, host.env), ...secretValues(prepared.config, process.env)])
+    scheduleReaping(prepared.paths.home)
+    // Computed on the first read (the first tool call, usually), not on the way to the first request.
+    const redactor = yield* Redactor.make(() => [...secretValues(prepared.config, host.env), ...secretValues(prepared.config, process.env)])
     const store = Context.make(SessionStore, prepared.store)
     const conversation = yield* Conversation.make(prepared.document).pipe(Effect.provide(store))
     const providers = yield* Providers.make({ config: prepared.config, configFile: prepared.paths.configFile, env: host.env, initial: prepared.model })
@@ -146,7 +148,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     if (!plugins.hooks.idle) yield* plugins.hooks.registerPlaceholders(resolver.placeholders)
     const policy = yield* makeApprovalPolicy(prepared, providers, resolver, conversation)
     // Commands run without the provider keys Crystal knows (README "Secrets").
-    const bash = { ...bashSettings(prepared.config), env: shellEnvironment(prepared.config, host.env) }
+    // Its home is where the session's first process writes this crystal's pid file (containment.ts).
+    const bash = { ...bashSettings(prepared.config), env: shellEnvironment(prepared.config, host.env), home: prepared.paths.home }
     const background = yield* BackgroundBash.make({ ...bash, timeoutSeconds: bash.backgroundTimeoutSeconds })
     const media = yield* MediaStore.make(prepared.paths.mediaDir)
     // One trust question for the workspace's tool sets and MCP servers, before any of them starts.
@@ -154,7 +157,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     const trust = yield* decideWorkspaceTrust(prepared, host.operator, workspaceMcp?.servers.map((server) => server.trust) ?? [])
     const trustNotes = [...(workspaceMcp?.notes ?? []), ...trust.notes]
     // Started now, in parallel with the rest; the first turn waits for them (bounded).
-    const mcp = yield* startMcpServers(prepared, { policy, env: host.env, baseEnv: bash.env, workspaceServers: trustedWorkspaceServers(workspaceMcp, trust),
+    const mcp = yield* startMcpServers(prepared, { policy, redactor, env: host.env, baseEnv: bash.env, workspaceServers: trustedWorkspaceServers(workspaceMcp, trust),
       operator: host.operator,
       note: (text) => Effect.runFork(host.renderer.note(text)),
       providers,
@@ -164,6 +167,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       bash,
       conversation,
       policy,
+      redactor,
       background,
       operator: host.operator,
       images: { providers, media, prompts: resolver, env: host.env },
@@ -185,7 +189,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       Context.add(Compactor, makeSessionCompactor(prepared, providers, resolver, conversation, plugins)),
       Context.add(Renderer, host.renderer),
       Context.add(Operator, host.operator),
-      Context.add(PluginLoader, plugins)
+      Context.add(PluginLoader, plugins),
+      Context.add(Redactor, redactor)
     )
     yield* pluginMoments(plugins, conversation)
     return {

@@ -21,6 +21,7 @@ import { makeBackgroundBash } from "../../src/bash/background.ts"
 import { makeBashTools } from "../../src/tools/bash-tools.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
 import { median, mib, ms, ratio } from "./measure.ts"
+import { noSecrets } from "../../src/secrets/secrets.ts"
 
 const flag = (name: string, fallback: number): number => {
   const index = process.argv.indexOf(name)
@@ -33,6 +34,7 @@ const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "crystal
 const context: ToolContext = {
   fence: await makePathFence(workspace, []),
   sessionId: "bench",
+  secrets: noSecrets,
   spill: () => Effect.succeed(path.join(workspace, "spill.txt"))
 }
 
@@ -107,7 +109,7 @@ const bareYes = (): Promise<Throughput> =>
 
 const taskYes = async (): Promise<Throughput & { readonly held: number }> => {
   const cpu = process.cpuUsage()
-  const task = await Effect.runPromise(background.start("yes", { cwd: workspace }))
+  const task = await Effect.runPromise(background.start("yes", { cwd: workspace, secrets: noSecrets }))
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
   const slice = await Effect.runPromise(background.logs(task.id, { limit: 64 }))
   const used = process.cpuUsage(cpu)

@@ -20,6 +20,7 @@ import { makeExternalTools } from "../../src/external-tools/session-tools.ts"
 import { reservedToolNames } from "../../src/tools/builtin.ts"
 import type { Tool, ToolContext } from "../../src/tools/tool.ts"
 import { median, ms, ratio } from "./measure.ts"
+import { noSecrets } from "../../src/secrets/secrets.ts"
 
 const flag = (name: string, fallback: number): number => {
   const index = process.argv.indexOf(name)
@@ -59,7 +60,8 @@ const control = await Effect.runPromise(
     asker: { confirm: () => Effect.succeed(false) },
     reserved: reservedToolNames,
     approval: Effect.succeed("full"),
-    env: process.env
+    env: process.env,
+    redactor: { secrets: Effect.succeed(noSecrets) }
   })
 )
 const tool = (name: string): Tool => {
@@ -67,7 +69,7 @@ const tool = (name: string): Tool => {
   if (found === undefined) throw new Error(`no ${name}: ${control.notes().join("; ")}`)
   return found
 }
-const context: ToolContext = { fence: makePathFence(workspace), sessionId: "bench", spill: () => Effect.succeed(path.join(root, "spill.txt")) }
+const context: ToolContext = { fence: makePathFence(workspace), sessionId: "bench", secrets: noSecrets, spill: () => Effect.succeed(path.join(root, "spill.txt")) }
 const args = { text: "x".repeat(64) }
 
 const callTool = (target: Tool) => () =>

@@ -30,6 +30,7 @@ import { preciseNow } from "../../test/support/fake-llm/recorded-request.ts"
 import { startFakeLlm } from "../../test/support/fake-llm/server.ts"
 import { everythingServer } from "../../test/support/mcp/servers.ts"
 import { crystalBinary, median, ms, ratio, requireCrystalBinary } from "./measure.ts"
+import { noSecrets } from "../../src/secrets/secrets.ts"
 
 const flag = (name: string, fallback: number) => {
   const at = process.argv.indexOf(name)
@@ -68,9 +69,9 @@ if (typeof plan.endpoint === "string") throw new Error(plan.endpoint)
 const connection = await connectServer(plan.endpoint, { timeoutMs: 20_000, roots: () => [workspace], onToolsChanged: () => {}, onClosed: () => {}, signal: new AbortController().signal })
 const echoSpec = (await connection.listTools()).find((tool) => tool.name === "echo")
 if (echoSpec === undefined) throw new Error("server-everything offers no echo tool")
-const echo = makeMcpTool(plan, connection.client, echoSpec, makeServerCalls())
+const echo = makeMcpTool(plan, connection.client, echoSpec, makeServerCalls(), noSecrets)
 const spillDir = fs.mkdtempSync(path.join(os.tmpdir(), "crystal-bench-mcp-spill-"))
-const context: ToolContext = { fence: makePathFence(workspace, [{ dir: spillDir, access: "read" }]), sessionId: "bench", spill: makeSpill(spillDir), spillDir }
+const context: ToolContext = { fence: makePathFence(workspace, [{ dir: spillDir, access: "read" }]), sessionId: "bench", secrets: noSecrets, spill: makeSpill(spillDir), spillDir }
 const args = { message: "hello from the bench" }
 const perCall = { same: [] as Array<number>, separate: [] as Array<number>, crystal: [] as Array<number> }
 const block = 10

@@ -27,6 +27,7 @@ import { bwrapArgs, hostSocketsToHide, sandboxStatus, type SandboxRequest } from
 import { kernelInterfaceArgs } from "../../src/bash/sandbox-kernel.ts"
 import { MAX_HIDDEN_SOCKETS } from "../../src/bash/sandbox-sockets.ts"
 import { median, ms } from "./measure.ts"
+import { noSecrets } from "../../src/secrets/secrets.ts"
 
 const flag = (name: string, fallback: number): number => {
   const index = process.argv.indexOf(name)
@@ -64,7 +65,7 @@ const sandboxOf = (variant: Variant, pool: typeof background.sandbox) =>
 
 /** One command as the bash tool runs it (runForeground, the tool's timeout), bare or sandboxed. */
 const runOnce = (command: string, variant: Variant, pool = background.sandbox) => async (): Promise<void> => {
-  const result = await Effect.runPromise(runForeground({ command, cwd: workspace, timeoutSeconds: 120, ...sandboxOf(variant, pool) }))
+  const result = await Effect.runPromise(runForeground({ secrets: noSecrets, command, cwd: workspace, timeoutSeconds: 120, ...sandboxOf(variant, pool) }))
   if (result.outcome._tag !== "Exited" || result.outcome.code !== 0) throw new Error(`${command} (${variant}): ${JSON.stringify(result.outcome)} ${result.output}`)
 }
 

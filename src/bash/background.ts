@@ -27,6 +27,7 @@ import { RingBuffer } from "./ring-buffer.ts"
 import type { SandboxRequest } from "./sandbox.ts"
 import { makeSandboxPool, type SandboxPool } from "./sandbox-pool.ts"
 import { spawnShell, type ShellExit } from "./spawn.ts"
+import type { Secrets } from "../secrets/secrets.ts"
 
 
 /** A request the service refuses: unknown task, too many running, session closing. */
@@ -102,6 +103,8 @@ export interface BackgroundBashShape {
 
 export interface StartOptions {
   readonly cwd: string
+  /** See SpawnShellOptions.secrets: the task's log never holds them. */
+  readonly secrets: Secrets
   /** See SpawnShellOptions.sandbox. */
   readonly sandbox?: SandboxRequest | undefined
 }
@@ -121,6 +124,8 @@ export interface BackgroundBashOptions {
   readonly shell?: string
   /** See SpawnShellOptions.drainMs. */
   readonly drainMs?: number
+  /** See SpawnShellOptions.home. */
+  readonly home?: string | undefined
 }
 
 interface Task {
@@ -270,6 +275,8 @@ export const makeBackgroundBash = (options: BackgroundBashOptions): Effect.Effec
         command,
         cwd: startOptions.cwd,
         onOutput: (chunk) => log.write(chunk),
+        secrets: startOptions.secrets,
+        home: options.home,
         sandbox: startOptions.sandbox,
         sandboxPool: sandbox,
         ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),

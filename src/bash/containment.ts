@@ -16,7 +16,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { ownPidFile, useRunDirectory, writePidFile, type PidRecord } from "./pid-file.ts"
+import { ownPidFile, runDirectory, writePidFile, type PidRecord } from "./pid-file.ts"
 import { instancePrefix, markSubreaper, processStart, taggedProcesses } from "./process-tree.ts"
 
 const PR_SET_CHILD_SUBREAPER = 36
@@ -58,17 +58,20 @@ const prepared = Effect.cached(
 )
 
 /**
- * Run before each spawn: the first one makes us a subreaper and writes the pid file (in the
- * home given to `useHome`). Later ones cost only the cached check.
+ * Run before each spawn: the first one makes us a subreaper and writes the pid file in `home`'s
+ * run directory (Crystal's home, which the session passes down to every spawn; undefined where no
+ * session named one, or where the session's first spawn already wrote it). Later ones cost only
+ * the cached check.
  */
-export const prepareContainment: Effect.Effect<void> = Effect.flatten(prepared).pipe(
-  Effect.zipRight(
-    Effect.sync(() => {
-      reapIfDue()
-      writePidFile()
-    })
+export const prepareContainment = (home: string | undefined): Effect.Effect<void> =>
+  Effect.flatten(prepared).pipe(
+    Effect.zipRight(
+      Effect.sync(() => {
+        reapIfDue()
+        if (home !== undefined) writePidFile(runDirectory(home))
+      })
+    )
   )
-)
 
 export { taggedEnvironment } from "./process-table.ts"
 
@@ -133,16 +136,17 @@ export const reapOrphans = (dir: string): ReapReport => {
   return { files, killed }
 }
 
+// Once per process, not per session: what dead crystals left in the home is reaped once.
 let reapScheduled = false
 
 /**
- * Names the home whose run directory holds this crystal's pid file, and schedules (once) the
- * reaping of dead crystals' processes there. The reaping waits for a timer so it never delays the
- * first request; a first spawn that comes sooner does it first, before anything of ours runs, and
- * a process exiting sooner does it on its way out.
+ * Schedules (once per process) the reaping of the processes crystals that died in `home` left
+ * behind. The reaping waits for a timer so it never delays the first request; a first spawn that
+ * comes sooner does it first, before anything of ours runs, and a process exiting sooner does it
+ * on its way out.
  */
-export const useHome = (home: string): void => {
-  const dir = useRunDirectory(home)
+export const scheduleReaping = (home: string): void => {
+  const dir = runDirectory(home)
   if (reapScheduled) return
   reapScheduled = true
   let done = false

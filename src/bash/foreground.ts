@@ -11,6 +11,7 @@ import { killLeftovers, killProcessTree } from "./process-tree.ts"
 import { incompleteTail, leadingContinuations, RingBuffer } from "./ring-buffer.ts"
 import type { SandboxRequest } from "./sandbox.ts"
 import type { SandboxPool } from "./sandbox-pool.ts"
+import type { Secrets } from "../secrets/secrets.ts"
 import { spawnShell, type ShellExit, type SpawnError } from "./spawn.ts"
 
 export const DEFAULT_CAPTURE_BYTES = 8 * 1024 * 1024
@@ -86,6 +87,10 @@ export interface ForegroundOptions {
   readonly command: string
   readonly cwd: string
   readonly timeoutSeconds: number
+  /** See SpawnShellOptions.secrets. */
+  readonly secrets: Secrets
+  /** See SpawnShellOptions.home. */
+  readonly home?: string | undefined
   readonly env?: NodeJS.ProcessEnv
   readonly shell?: string
   /** SIGTERM → SIGKILL delay. Default 2000 ms. */
@@ -119,6 +124,8 @@ export const runForeground = (options: ForegroundOptions): Effect.Effect<Foregro
         command: options.command,
         cwd: options.cwd,
         onOutput: capture.write,
+        secrets: options.secrets,
+        home: options.home,
         sandbox: options.sandbox,
         sandboxPool: options.sandboxPool,
         ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),

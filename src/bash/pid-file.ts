@@ -1,18 +1,18 @@
 /**
  * This crystal's pid file, `<home>/run/<pid>.json` (containment.ts has the why): written with the
- * first process Crystal spawns, removed on the way out, left behind by a SIGKILL for the next
- * crystal to reap. No Effect here: config.json's MCP servers are spawned, and the file written,
- * before the rest of Crystal loads (src/mcp/early-servers.ts).
+ * first process Crystal spawns, in the home that spawn names, removed on the way out, left behind
+ * by a SIGKILL for the next crystal to reap. One per process, so what it names (`pidFile`) is the
+ * process's, not a session's. No Effect here: config.json's MCP servers are spawned, and the file
+ * written, before the rest of Crystal loads (src/mcp/early-servers.ts).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { instancePrefix, ownStart } from "./process-table.ts"
 
-let runDir: string | undefined
 let pidFile: string | undefined
 
-/** Where this process keeps its pid file and finds those of crystals that died: `<home>/run`. */
-const runDirectory = (home: string): string => path.join(home, "run")
+/** Where a crystal keeps its pid file and finds those of crystals that died: `<home>/run`. */
+export const runDirectory = (home: string): string => path.join(home, "run")
 
 export interface PidRecord {
   readonly pid: number
@@ -30,8 +30,9 @@ const removePidFile = (): void => {
   pidFile = undefined
 }
 
-export const writePidFile = (): void => {
-  if (runDir === undefined || pidFile !== undefined) return
+/** Writes this process's pid file in `runDir`, unless it wrote one already (the first home named stays). */
+export const writePidFile = (runDir: string): void => {
+  if (pidFile !== undefined) return
   const file = path.join(runDir, `${process.pid}.json`)
   try {
     fs.mkdirSync(runDir, { recursive: true, mode: 0o700 })
@@ -45,9 +46,6 @@ export const writePidFile = (): void => {
     // An unwritable home: containment still holds for every exit but SIGKILL.
   }
 }
-
-/** Names the home whose run directory holds the pid file (the first one named stays); gives that directory. */
-export const useRunDirectory = (home: string): string => (runDir ??= runDirectory(home))
 
 /** The pid file this process wrote, if it did. */
 export const ownPidFile = (): string | undefined => pidFile

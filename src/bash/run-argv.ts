@@ -28,6 +28,8 @@ export interface RunArgvOptions {
   /** Per stream, head + tail. Default 8 MiB. */
   readonly captureBytes?: number
   readonly drainMs?: number
+  /** See SpawnShellOptions.home. */
+  readonly home?: string | undefined
 }
 
 export interface ArgvResult {
@@ -45,7 +47,7 @@ interface Started {
 
 const start = (options: RunArgvOptions, stdout: OutputCapture, stderr: OutputCapture): Effect.Effect<Started, SpawnError> =>
   Effect.zipRight(
-    prepareContainment,
+    prepareContainment(options.home),
     Effect.async<Started, SpawnError>((resume) => {
       const { env, tag } = taggedEnvironment(options.env)
       const child = spawn(options.file, [...options.args], {

@@ -15,7 +15,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
-import { redactingSink } from "../session/redact.ts"
+import type { RedactingSink } from "../secrets/redact.ts"
 import { DEFAULT_DRAIN_MS } from "./limits.ts"
 import { CONTAIN_VAR, killProcessTree, nextTag, trackLeader } from "./process-tree.ts"
 import { CANCEL, CLOSED, encodeFrame, encodeJson, EXIT, FAILED, FrameReader, GO, OUTPUT, READY, RELEASE, RUN, STARTED, type Frame, type RunRequest } from "./sandbox-protocol.ts"
@@ -30,7 +30,8 @@ export interface SandboxedCommand {
   readonly env: Readonly<Record<string, string>>
   /** The command's containment tag (already in `env`). */
   readonly tag: string
-  readonly onOutput: (chunk: Buffer) => void
+  /** Where the output goes, the session's secrets already redacted (spawn.ts makes it). */
+  readonly output: RedactingSink
   readonly drainMs?: number | undefined
 }
 
@@ -149,14 +150,14 @@ class Watched {
   closed = false
   private drainTimer: ReturnType<typeof setTimeout> | undefined
   readonly waiting = new Set<(exit: ShellExit) => void>()
-  readonly output: ReturnType<typeof redactingSink>
+  readonly output: RedactingSink
   private readonly command: SandboxedCommand
   private readonly release: () => void
 
   constructor(command: SandboxedCommand, release: () => void) {
     this.command = command
     this.release = release
-    this.output = redactingSink(command.onOutput)
+    this.output = command.output
   }
 
   onExit(exit: ShellExit): void {

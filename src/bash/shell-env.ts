@@ -2,7 +2,7 @@
  * The environment shell commands run with (README "Secrets"): Crystal's own, minus every provider
  * key it knows — any `*_API_KEY`, the built-in providers' key variables, every `apiKeyEnv` of
  * config.json, the operator's `shellEnv.exclude` — with `shellEnv.set` applied last. The values
- * of the names taken out are the session's known secrets (src/session/redact.ts).
+ * of the names taken out are the session's known secrets (its Redactor, src/secrets/redactor.ts).
  */
 import type { Config } from "../config/schema.ts"
 import { builtinProviders } from "../providers/builtin.ts"

@@ -15,7 +15,8 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { DEFAULT_DRAIN_MS, defaultShell } from "./limits.ts"
-import { redactingSink } from "../session/redact.ts"
+import { redactingSink } from "../secrets/redact.ts"
+import type { Secrets } from "../secrets/secrets.ts"
 import { prepareContainment, taggedEnvironment } from "./containment.ts"
 import { trackLeader } from "./process-tree.ts"
 import { sandboxedArgv, sandboxStatus, type SandboxRequest } from "./sandbox.ts"
@@ -46,8 +47,12 @@ export interface SpawnShellOptions {
   readonly env?: NodeJS.ProcessEnv
   /** Defaults to `defaultShell()`. */
   readonly shell?: string
-  /** Every chunk of stdout or stderr, as it arrives, known secrets already redacted. */
+  /** Every chunk of stdout or stderr, as it arrives, `secrets` already redacted. */
   readonly onOutput: (chunk: Buffer) => void
+  /** The session's secrets as the command starts (its Redactor's, read by the caller). */
+  readonly secrets: Secrets
+  /** Crystal's home: the first spawn writes this crystal's pid file under it (containment.ts). */
+  readonly home?: string | undefined
   /**
    * After the shell exits, how long to keep reading output that processes it left behind still
    * write (they hold the pipes open). Default 200 ms.
@@ -81,7 +86,7 @@ export interface ShellProcess {
  * always killed by someone. Its leader is also tracked for the exit hook in process-tree.ts.
  */
 export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProcess, SpawnError> =>
-  Effect.zipRight(prepareContainment, Effect.suspend(() => {
+  Effect.zipRight(prepareContainment(options.home), Effect.suspend(() => {
     const shell = options.shell ?? defaultShell()
     const { env, tag } = taggedEnvironment(options.env ?? process.env)
     const status = options.sandbox === undefined || options.sandboxPool === undefined ? undefined : sandboxStatus()
@@ -97,7 +102,7 @@ export const spawnShell = (options: SpawnShellOptions): Effect.Effect<ShellProce
       cwd: options.cwd,
       env: sandboxedEnvironment(definedOnly(env)),
       tag,
-      onOutput: options.onOutput,
+      output: redactingSink(options.secrets, options.onOutput),
       drainMs: options.drainMs
     })
   }))
@@ -181,7 +186,7 @@ const spawnOwnProcess = (options: SpawnShellOptions, shell: string, env: NodeJS.
     }
     trackLeader(pid, tag)
 
-    const output = redactingSink(options.onOutput)
+    const output = redactingSink(options.secrets, options.onOutput)
     child.stdout?.on("data", output.write)
     child.stderr?.on("data", output.write)
     const watched = watchExit(child, options.drainMs, output.flush)

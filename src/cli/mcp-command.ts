@@ -21,7 +21,7 @@ import type { Config } from "../config/schema.ts"
 import type { McpServerSettings } from "../config/schema.ts"
 import { mcpDefaults } from "../mcp/server-config.ts"
 import { readWorkspaceServers, type WorkspaceServer, type WorkspaceServers } from "../mcp/workspace-servers.ts"
-import { addSecrets, installSecrets } from "../session/redact.ts"
+import { Redactor } from "../secrets/redactor.ts"
 import { isTrusted } from "../trust/trust-store.ts"
 import { writeStdout } from "../terminal/output.ts"
 import { formatOption, handle, homeFrom, homeOption, printFields, printNotes, printRows, yesNo } from "./listing.ts"
@@ -104,13 +104,13 @@ const show = (setExitCode: (code: number) => void) =>
         const workspace = process.cwd()
         const plan = planServer(name, { ...settings, enabled: true }, { workspace, env: process.env, baseEnv: shellEnvironment(loaded.config, process.env) })
         // The session's secrets, as a session here would know them: the tools are listed as the model would see them.
-        installSecrets(secretValues(loaded.config, process.env))
-        addSecrets(plan.secrets)
+        const redactor = yield* Redactor.make([...secretValues(loaded.config, process.env), ...plan.secrets])
         const scope = yield* Scope.make()
         const view = yield* Effect.gen(function* () {
           // Sampling is declared as in a session (so the tools listed are the ones a session offers), but nothing is asked here.
           const mcp = yield* makeMcpServers({
             plans: [plan],
+            redactor,
             roots: () => [workspace],
             sample: () => Promise.reject(new Error("crystal mcp show only lists the server's tools; sampling is answered in a session"))
           })

@@ -23,6 +23,11 @@ export interface ConversationShape {
   readonly turnRunning: Effect.Effect<boolean>
   /** Runs a turn, marked as running until it ends however it ends. */
   readonly duringTurn: <A, E, R>(turn: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * True the first time `key` is asked while this conversation is open, false after: for what is
+   * said once per session, not once per request (an image that cannot be sent, request-images.ts).
+   */
+  readonly firstTime: (key: string) => Effect.Effect<boolean>
 }
 
 export class Conversation extends Context.Tag("crystal/Conversation")<Conversation, ConversationShape>() {
@@ -33,6 +38,7 @@ export class Conversation extends Context.Tag("crystal/Conversation")<Conversati
       const ref = yield* Ref.make(initial)
       const scope = yield* Effect.scope
       const writing = yield* Effect.makeSemaphore(1)
+      const asked = yield* Ref.make<ReadonlySet<string>>(new Set())
       let requested = 0
       let written = 0
       let turns = 0
@@ -73,7 +79,8 @@ export class Conversation extends Context.Tag("crystal/Conversation")<Conversati
             Effect.sync(() => turns++),
             () => turn,
             () => Effect.sync(() => turns--)
-          )
+          ),
+        firstTime: (key) => Ref.modify(asked, (keys) => (keys.has(key) ? [false, keys] : [true, new Set([...keys, key])]))
       } satisfies ConversationShape
     })
 }

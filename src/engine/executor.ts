@@ -7,7 +7,8 @@ import type { ApprovalMode } from "../approval/policy.ts"
 import { describeParseError } from "../config/parse-errors.ts"
 import { argumentsProblem } from "../providers/tool-arguments.ts"
 import type { Mode } from "../session/document.ts"
-import { redactText } from "../session/redact.ts"
+import { redactText } from "../secrets/redact.ts"
+import { Redactor } from "../secrets/redactor.ts"
 import type { ToolCall } from "../session/items.ts"
 import type { Tool, ToolOutput, ToolProgress } from "../tools/tool.ts"
 import { authorize } from "./authorize.ts"
@@ -21,8 +22,9 @@ import { Toolbox } from "./toolbox.ts"
 
 const failure = (text: string): ToolOutput => ({ text, isError: true })
 
-/** Known secrets never reach the conversation, a spill file or a request (src/session/redact.ts). */
-const redacted = (output: ToolOutput): ToolOutput => ({ ...output, text: redactText(output.text) })
+/** Known secrets never reach the conversation, a spill file or a request (src/secrets/redact.ts). */
+const redacted = (output: ToolOutput): Effect.Effect<ToolOutput, never, Redactor> =>
+  Effect.flatMap(Redactor, (redactor) => Effect.map(redactor.redact(output.text), (text) => ({ ...output, text })))
 
 const decoders = new WeakMap<Tool, (input: unknown) => Either.Either<unknown, ParseError>>()
 
@@ -104,7 +106,7 @@ export interface ExecutionSettings {
   readonly acceptsImages?: boolean | undefined
 }
 
-export type ExecutionServices = Toolbox | ApprovalPolicy | Conversation | Operator | Renderer | PluginLoader
+export type ExecutionServices = Toolbox | ApprovalPolicy | Conversation | Operator | Renderer | PluginLoader | Redactor
 
 /**
  * Runs one tool call and always produces an output: unknown tools, malformed arguments,
@@ -131,7 +133,7 @@ export const executeToolCall = (
     })
     const { images: _images, ...rest } = output
     return { ...rest, text: changed.text, ...(changed.images.length > 0 ? { images: changed.images } : {}) }
-  }).pipe(Effect.map(redacted))
+  }).pipe(Effect.flatMap(redacted))
 
 const runCall = (call: ToolCall, settings: ExecutionSettings): Effect.Effect<ToolOutput, never, ExecutionServices> =>
   Effect.gen(function* () {
@@ -163,12 +165,12 @@ const runCall = (call: ToolCall, settings: ExecutionSettings): Effect.Effect<Too
     const progress = (update: ToolProgress) => {
       reporter ??= progressReporter(({ message, ...counts }) => {
         // Shown, never stored: still, a known secret never reaches the screen or the JSON stream.
-        const shown = message === undefined ? counts : { ...counts, message: redactText(message) }
+        const shown = message === undefined ? counts : { ...counts, message: redactText(context.secrets, message) }
         Effect.runFork(renderer.toolProgress({ callId: call.id, toolName: call.name, ...shown }))
       })
       reporter.report(update)
     }
-    const callContext = { ...sandboxed, spill: (toolName: string, text: string) => sandboxed.spill(toolName, redactText(text)), progress }
+    const callContext = { ...sandboxed, spill: (toolName: string, text: string) => sandboxed.spill(toolName, redactText(context.secrets, text)), progress }
     return yield* tool.run(args, callContext).pipe(
       Effect.catchTags({ ToolError: (error) => Effect.succeed(failure(error.message)), FenceError: (error) => Effect.succeed(failure(error.message)) }),
       catchDefects(tool),

@@ -11,14 +11,11 @@ import type { ModelEntry } from "../providers/catalog.ts"
 import type { ImageBytes, ModelRequest } from "../providers/model-client.ts"
 import { newItemId } from "../session/ids.ts"
 import type { ImageRef, TranscriptItem } from "../session/items.ts"
-import { Conversation, type ConversationShape } from "./conversation.ts"
+import { Conversation } from "./conversation.ts"
 import { Renderer } from "./renderer.ts"
 
 export const imageRefsOf = (item: TranscriptItem): ReadonlyArray<ImageRef> =>
   item._tag === "user" || item._tag === "tool_result" ? (item.images ?? []) : []
-
-/** Images already noted as unavailable, per conversation: one note each, not one per request. */
-const noted = new WeakMap<ConversationShape, Set<string>>()
 
 const unavailableNote = (ref: ImageRef, why: string): string =>
   `${ref.marker ?? "An image"} is not sent to the model: ${why}; its marker stays in the conversation (put the file back to send it again)`
@@ -35,16 +32,14 @@ export const requestImages = (
     const rejected = new Set((yield* conversation.document).rejectedImages ?? [])
     const media = yield* MediaStore
     const renderer = yield* Renderer
-    const seen = noted.get(conversation) ?? new Set<string>()
-    noted.set(conversation, seen)
     const images = new Map<string, ImageBytes>()
     for (const [sha256, ref] of refs) {
       if (rejected.has(sha256)) continue
       const base64 = yield* Effect.either(media.base64ForRequest(sha256))
       if (Either.isRight(base64)) {
         images.set(sha256, { mime: ref.mime, base64: base64.right })
-      } else if (!seen.has(sha256)) {
-        seen.add(sha256)
+      } else if (yield* conversation.firstTime(`unavailable image ${sha256}`)) {
+        // One note per image and session, not one per request.
         const note = unavailableNote(ref, base64.left.message)
         yield* conversation.append({ _tag: "note", id: newItemId(), text: note })
         yield* renderer.note(note)

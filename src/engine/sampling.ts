@@ -19,7 +19,9 @@ import type { ProvidersShape } from "../providers/providers.ts"
 import type { HookPipeline } from "../plugins/pipeline.ts"
 import { newItemId } from "../session/ids.ts"
 import type { FinishReason, ImageRef, TranscriptItem } from "../session/items.ts"
-import { redactText } from "../session/redact.ts"
+import { redactText } from "../secrets/redact.ts"
+import type { RedactorShape } from "../secrets/redactor.ts"
+import type { Secrets } from "../secrets/secrets.ts"
 import type { SamplingAnswer, SamplingPrompt } from "../mcp/sampling.ts"
 import { sideRequest } from "./side-request.ts"
 
@@ -33,12 +35,14 @@ export interface SamplingModelOptions {
   readonly activeModel: Pick<ProvidersShape, "current">
   /** The plugins' hook pipeline; undefined when no plugin has hooks. */
   readonly hooks: HookPipeline | undefined
+  /** The session's secrets, kept out of the server's text before it is sent. */
+  readonly redactor: Pick<RedactorShape, "secrets">
 }
 
 const stopReasonOf = (reason: FinishReason | undefined): string => (reason === "length" ? "maxTokens" : reason === undefined || reason === "stop" ? "endTurn" : reason)
 
 /** The messages as transcript items, with the image bytes a model that takes images gets. */
-const itemsOf = (prompt: SamplingPrompt, entry: ModelEntry) =>
+const itemsOf = (prompt: SamplingPrompt, entry: ModelEntry, secrets: Secrets) =>
   Effect.gen(function* () {
     const images = new Map<string, ImageBytes>()
     const held = new Map<string, ImageRef>()
@@ -50,7 +54,7 @@ const itemsOf = (prompt: SamplingPrompt, entry: ModelEntry) =>
       const refs: Array<ImageRef> = []
       for (const part of message.parts) {
         if (part.type === "text") {
-          texts.push(redactText(part.text))
+          texts.push(redactText(secrets, part.text))
           continue
         }
         const source = `MCP server ${prompt.server}'s image`
@@ -92,10 +96,11 @@ export const sampleActiveModel = (options: SamplingModelOptions, prompt: Samplin
     // The answer is at most what the server asked for, and at most what the model can give.
     const maxOutputTokens = Math.max(1, Math.min(Math.floor(prompt.maxTokens), entry.capabilities.maxOutputTokens))
     const capped: ModelEntry = { ...entry, capabilities: { ...entry.capabilities, maxOutputTokens } }
-    const { items, images, held } = yield* itemsOf(prompt, entry)
+    const secrets = yield* options.redactor.secrets
+    const { items, images, held } = yield* itemsOf(prompt, entry, secrets)
     const response = yield* sideRequest(
       { current: () => ({ entry: capped, client }) },
-      { system: redactText(prompt.system), items, tools: [], ...(images.size > 0 ? { images } : {}) },
+      { system: redactText(secrets, prompt.system), items, tools: [], ...(images.size > 0 ? { images } : {}) },
       options.hooks === undefined ? undefined : { hooks: options.hooks, purpose: "side", held }
     ).pipe(Effect.mapError((error) => new SamplingFailed({ message: `${entry.ref} failed: ${error.message}` })))
     if (response.text.trim() === "") {

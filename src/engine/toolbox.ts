@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ApprovalPolicy } from "../approval/approval-policy.ts"
 import type { ToolDefinition } from "../providers/model-client.ts"
+import { Redactor } from "../secrets/redactor.ts"
 import type { Mode } from "../session/document.ts"
 import type { Tool, ToolContext } from "../tools/tool.ts"
 import { assembleCatalog } from "./catalog.ts"
@@ -26,15 +27,15 @@ export interface ToolboxShape {
 
 export class Toolbox extends Context.Tag("crystal/Toolbox")<Toolbox, ToolboxShape>() {
   /**
-   * For tests: `tools` (every one enabled) against the ApprovalPolicy's fence, as session `sessionId`;
-   * a spilled text goes nowhere and is reported as /dev/null.
+   * For tests: `tools` (every one enabled) against the ApprovalPolicy's fence and the Redactor's
+   * secrets, as session `sessionId`; a spilled text goes nowhere and is reported as /dev/null.
    */
-  static readonly layerTest = (tools: ReadonlyArray<Tool>, sessionId = "test"): Layer.Layer<Toolbox, never, ApprovalPolicy> =>
+  static readonly layerTest = (tools: ReadonlyArray<Tool>, sessionId = "test"): Layer.Layer<Toolbox, never, ApprovalPolicy | Redactor> =>
     Layer.effect(
       Toolbox,
-      Effect.map(ApprovalPolicy, (policy) => ({
+      Effect.zipWith(ApprovalPolicy, Redactor, (policy, redactor) => ({
         catalog: (mode: Mode) => assembleCatalog(mode, tools, new Set()),
-        context: Effect.map(policy.fence, (fence) => ({ fence, sessionId, spill: () => Effect.succeed("/dev/null") })),
+        context: Effect.zipWith(policy.fence, redactor.secrets, (fence, secrets) => ({ fence, sessionId, secrets, spill: () => Effect.succeed("/dev/null") })),
         fileWriters: new Set(tools.filter((tool) => tool.writesThroughFence === true).map((tool) => tool.name))
       }))
     )

@@ -28,6 +28,7 @@ export const runExec = (set: LoadableSet, declaration: ExecToolDeclaration, host
       file: file ?? "",
       args: rest,
       cwd: host.workspace,
+      home: host.home,
       env: execEnvironment(host, context, approval, dirs),
       stdin: declaration.stdin ? JSON.stringify(args) : undefined,
       timeoutSeconds: declaration.timeoutSeconds

@@ -10,7 +10,9 @@
  */
 import * as Effect from "effect/Effect"
 import type { ApprovalMode } from "../approval/policy.ts"
-import { holdsSecret, redactJson, redactText } from "../session/redact.ts"
+import { holdsSecret, redactJson, redactText } from "../secrets/redact.ts"
+import type { RedactorShape } from "../secrets/redactor.ts"
+import type { Secrets } from "../secrets/secrets.ts"
 import { shellWord, shellWords } from "../terminal/shell-words.ts"
 import type { Tool } from "../tools/tool.ts"
 import { decideTrust, type TrustAsker, type TrustDecision } from "../trust/trust-question.ts"
@@ -46,6 +48,8 @@ export interface ExternalToolsOptions {
   readonly reserved: ReadonlySet<string>
   readonly approval: Effect.Effect<ApprovalMode>
   readonly env: NodeJS.ProcessEnv
+  /** The session's secrets, read at each load. */
+  readonly redactor: Pick<RedactorShape, "secrets">
 }
 
 export interface ExternalToolsControl {
@@ -96,9 +100,9 @@ interface Loaded {
 const nothing: Loaded = { tools: [], rows: [], notes: [], entries: [] }
 
 /** The tool as the model reads it: description and parameter schema without the session's secrets. */
-const redactedDefinition = (tool: Tool): Tool => {
-  const description = redactText(tool.description)
-  const json = redactJson(tool.parameters.json, { type: "object" })
+const redactedDefinition = (secrets: Secrets, tool: Tool): Tool => {
+  const description = redactText(secrets, tool.description)
+  const json = redactJson(secrets, tool.parameters.json, { type: "object" })
   if (description === tool.description && json === tool.parameters.json) return tool
   // Calls are still checked (parameters.check) against the schema as the set declared it.
   return { ...tool, description, parameters: { ...tool.parameters, json } }
@@ -125,6 +129,7 @@ export const makeExternalTools = (options: ExternalToolsOptions, firstTrust?: Tr
         const decision =
           decided ?? (yield* decideTrust({ home: options.home, workspace: options.workspace, entries, assume: options.assumeTrust, asker: options.asker }))
         notes.push(...decision.notes)
+        const secrets = yield* options.redactor.secrets
         const trusted = new Set(decision.trusted.filter((entry) => entry.kind === "tools").map((entry) => `${entry.name}\0${entry.hash}`))
         const tools: Array<Tool> = []
         const rows: Array<ExternalToolRow> = []
@@ -150,11 +155,11 @@ export const makeExternalTools = (options: ExternalToolsOptions, firstTrust?: Tr
                 )
           notes.push(...loaded.notes)
           for (const { tool: declared, approval } of loaded.tools) {
-            if (holdsSecret(declared.name)) {
+            if (holdsSecret(secrets, declared.name)) {
               notes.push(`${set.manifestFile}: a tool is skipped: its name holds a secret of this session (a key from Crystal's environment, or a piece of one)`)
               continue
             }
-            const tool = redactedDefinition(declared)
+            const tool = redactedDefinition(secrets, declared)
             if (options.reserved.has(tool.name)) {
               notes.push(`${set.manifestFile}: tool ${tool.name} is skipped: the name belongs to a built-in tool`)
               continue

@@ -15,7 +15,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { useRunDirectory, writePidFile } from "../bash/pid-file.ts"
+import { runDirectory, writePidFile } from "../bash/pid-file.ts"
 import { shellEnvironment } from "../bash/shell-env.ts"
 import type { McpServerSettings } from "../config/schema.ts"
 import { resolveHome } from "../config/paths.ts"
@@ -110,8 +110,7 @@ export const startEarlyServers = (env: Env, cwd: string): boolean => {
     }
   })
   // After the spawns (their exit hook goes first): a SIGKILLed crystal's servers are reaped by the next one.
-  useRunDirectory(resolveHome(env as NodeJS.ProcessEnv))
-  writePidFile()
+  writePidFile(runDirectory(resolveHome(env as NodeJS.ProcessEnv)))
   return early.length > 0
 }
 

@@ -23,7 +23,9 @@ import type { Tool } from "../tools/tool.ts"
 import { connectServer, type Connection } from "./connect.ts"
 import { isOffered, makeMcpTool } from "./mcp-tools.ts"
 import { distinctToolName, mcpToolName } from "./names.ts"
-import { holdsSecret, redactText } from "../session/redact.ts"
+import { holdsSecret, redactText } from "../secrets/redact.ts"
+import type { RedactorShape } from "../secrets/redactor.ts"
+import type { Secrets } from "../secrets/secrets.ts"
 import type { CreateMessageRequestParams, CreateMessageResult } from "@modelcontextprotocol/sdk/types.js"
 import { makeServerCalls, type ServerCalls } from "./call-timers.ts"
 import type { ElicitAnswer } from "./elicitation.ts"
@@ -78,6 +80,8 @@ export interface McpServersOptions {
   readonly sample?: ((server: string, params: CreateMessageRequestParams, signal: AbortSignal) => Promise<CreateMessageResult>) | undefined
   /** Lines the operator should see now, not at the next turn (a server asked for sampling while it is off). */
   readonly note?: ((text: string) => void) | undefined
+  /** The session's secrets: kept out of what servers say of themselves, their tools' names, descriptions and schemas. */
+  readonly redactor: Pick<RedactorShape, "secrets">
 }
 
 interface ServerState {
@@ -113,7 +117,8 @@ interface ServerState {
 }
 
 /** The name as the server gives it, or as the model would see it (sanitised, clipped), holds a secret or a piece of one. */
-const nameHoldsSecret = (server: string, tool: string): boolean => holdsSecret(tool) || holdsSecret(mcpToolName(server, tool))
+const nameHoldsSecret = (secrets: Secrets, server: string, tool: string): boolean =>
+  holdsSecret(secrets, tool) || holdsSecret(secrets, mcpToolName(server, tool))
 
 /** What the operator is told of `count` tools refused for their names (which it does not repeat). */
 export const refusalNote = (server: string, count: number): string =>
@@ -141,6 +146,8 @@ const waitAtMost = (promise: Promise<void>, ms: number): Promise<void> =>
 export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpServersShape, never, Scope.Scope> =>
   Effect.gen(function* () {
     let closed = false
+    // Read where a server's words arrive (its callbacks, outside any fiber): the session's secrets then.
+    const secrets = (): Secrets => Effect.runSync(options.redactor.secrets)
     const states: Array<ServerState> = options.plans.map((plan) => ({
       plan,
       calls: makeServerCalls(),
@@ -166,7 +173,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
 
     const fail = (state: ServerState, failure: string) => {
       // A failure quotes the server (its stderr, an error it sent), which may hold a secret it read.
-      const reason = redactText(failure)
+      const reason = redactText(secrets(), failure)
       state.status = "failed"
       state.lastError = reason
       state.tools = []
@@ -204,7 +211,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
         held.set(name, { server: state.plan.name, tool: tool.name })
         const kept = state.made.get(tool)
         if (kept?.name === name) return kept
-        const made = makeMcpTool(state.plan, listing.client, tool, state.calls, name)
+        const made = makeMcpTool(state.plan, listing.client, tool, state.calls, secrets(), name)
         state.made.set(tool, made)
         return made
       })
@@ -221,7 +228,8 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
     const listTools = async (state: ServerState, connection: Connection) => {
       const listed = await connection.listTools()
       const offered = listed.filter((tool) => isOffered(state.plan, tool.name))
-      const safe = offered.filter((tool) => !nameHoldsSecret(state.plan.name, tool.name))
+      const known = secrets()
+      const safe = offered.filter((tool) => !nameHoldsSecret(known, state.plan.name, tool.name))
       const refused = offered.length - safe.length
       if (refused > 0 && refused !== state.refusedNoted) {
         state.refusalPending = refusalNote(state.plan.name, refused)
@@ -329,7 +337,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       for (const state of states) {
         if (state.status === "ready" && state.stale && state.connection !== undefined) {
           await listTools(state, state.connection).catch((error: unknown) => {
-            state.lastError = redactText(`listing tools after list_changed: ${describeError(error)}`)
+            state.lastError = redactText(secrets(), `listing tools after list_changed: ${describeError(error)}`)
           })
         }
         if (state.status === "ready" && !state.joined) {
@@ -389,7 +397,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
           status: state.status,
           endpoint: state.plan.shown,
           transport: state.connection?.transport,
-          serverInfo: state.connection?.serverInfo === undefined ? undefined : redactText(state.connection.serverInfo),
+          serverInfo: state.connection?.serverInfo === undefined ? undefined : redactText(secrets(), state.connection.serverInfo),
           tools: state.tools.map((tool, i) => ({ name: tool.name, mcpName: state.mcpNames[i] ?? tool.name, description: state.descriptions[i] ?? "" })),
           refusedTools: state.listing === undefined ? 0 : state.refusedNoted,
           lastError: state.lastError

@@ -13,7 +13,8 @@ import * as Effect from "effect/Effect"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import type { Classification } from "../approval/classification.ts"
-import { redactJson, redactText } from "../session/redact.ts"
+import { redactJson, redactText } from "../secrets/redact.ts"
+import type { Secrets } from "../secrets/secrets.ts"
 import { foreignSchema } from "../tools/params.ts"
 import { defineTool, everyMode, ToolError, workModeOnly, type Tool, type ToolContext, type ToolOutput } from "../tools/tool.ts"
 import { clipDescription, mcpToolName } from "./names.ts"
@@ -69,7 +70,7 @@ const outputOf = (result: CallResult, name: string, source: string, context: Too
  * description and results (a server may put what it got through `${env:…}` anywhere). A secret
  * that straddled JSON syntax: the tool is offered without its parameters' description.
  */
-const redactedSchema = (schema: McpTool["inputSchema"]): McpTool["inputSchema"] => redactJson(schema, { type: "object" })
+const redactedSchema = (secrets: Secrets, schema: McpTool["inputSchema"]): McpTool["inputSchema"] => redactJson(secrets, schema, { type: "object" })
 
 /** What a failed call says; `timedOut`: Crystal's timer cancelled it. */
 const callFailure = (plan: McpServerPlan, tool: string, error: unknown, timedOut: boolean): ToolError => {
@@ -83,15 +84,23 @@ const callFailure = (plan: McpServerPlan, tool: string, error: unknown, timedOut
 
 /**
  * `calls`: the server's call timers, shared by all its tools (the elicitation and sampling handlers
- * hold them); `name`: what the catalog offers it as (mcp-servers.ts keeps it distinct from every other tool's).
+ * hold them); `secrets`: the session's, redacted from the description and schema; `name`: what the
+ * catalog offers it as (mcp-servers.ts keeps it distinct from every other tool's).
  */
-export const makeMcpTool = (plan: McpServerPlan, client: Client, tool: McpTool, calls: ServerCalls, name = mcpToolName(plan.name, tool.name)): Tool => {
+export const makeMcpTool = (
+  plan: McpServerPlan,
+  client: Client,
+  tool: McpTool,
+  calls: ServerCalls,
+  secrets: Secrets,
+  name = mcpToolName(plan.name, tool.name)
+): Tool => {
   const read = plan.trustAnnotations && tool.annotations?.readOnlyHint === true
-  const inputSchema = { ...redactedSchema(tool.inputSchema), type: "object" as const }
+  const inputSchema = { ...redactedSchema(secrets, tool.inputSchema), type: "object" as const }
   const timeoutReason = `no result or progress for ${plan.toolTimeoutMs / 1000} s (toolTimeoutSeconds)`
   return defineTool({
     name,
-    description: redactText(clipDescription(tool.description, `${tool.title ?? tool.name} (MCP server ${plan.name})`)),
+    description: redactText(secrets, clipDescription(tool.description, `${tool.title ?? tool.name} (MCP server ${plan.name})`)),
     // Checked here too, so the model hears exactly what was wrong without a round trip to the server.
     parameters: foreignSchema(inputSchema, jsonSchemaChecker(inputSchema)),
     modes: read ? everyMode : workModeOnly,

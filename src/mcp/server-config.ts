@@ -5,8 +5,8 @@
  * filled in. A missing variable makes the server fail with a note naming it; the session goes on.
  * The values `${env:…}` puts into a server's headers, and into its env under a name that reads like
  * a credential (…TOKEN, …KEY, …SECRET, …PASSWORD, …AUTH…, …CRED…, on either side), are the plan's
- * `secrets`, which join the session's redaction list (src/session/redact.ts), so a server that
- * echoes them never gets them into a session file or a model request. Not every env value: a
+ * `secrets`, which join the session's Redactor (src/secrets/redactor.ts), so a server that echoes
+ * them never gets them into a session file or a model request. Not every env value: a
  * copied `"HOME": "${env:HOME}"` would redact every path under the home in every tool's output.
  */
 import * as path from "node:path"

@@ -35,7 +35,8 @@ export class ContainedStdioTransport implements Transport {
 
   async start(): Promise<void> {
     if (this.process !== undefined) throw new Error("already started")
-    const process = await (this.spawned ?? Effect.runPromise(prepareContainment).then(() => startServerProcess(this.server)))
+    // No home: a session wrote the pid file before its first server started (layers/session-mcp.ts).
+    const process = await (this.spawned ?? Effect.runPromise(prepareContainment(undefined)).then(() => startServerProcess(this.server)))
     this.process = process
     process.listen({
       stdout: (chunk) => this.read(chunk),

@@ -131,7 +131,9 @@ export const makeMediaStore = (dir: string): MediaStoreShape => {
       ),
     base64ForRequest: (sha256) =>
       Effect.promise(() => verifyInPlace(sha256)).pipe(
-        Effect.flatMap((result) => (result instanceof MediaUnavailable ? Effect.fail(result) : Effect.succeed(streamedImageToken(sha256, result.file, result.bytes)))),
+        Effect.flatMap((result) =>
+          result instanceof MediaUnavailable ? Effect.fail(result) : Effect.promise(() => streamedImageToken(sha256, result.file, result.bytes))
+        ),
         Effect.withSpan("MediaStore.base64ForRequest")
       )
   }

@@ -7,25 +7,45 @@
  * the file's base64, read in small chunks, with an exact Content-Length. The bytes are hashed
  * while they stream; a file that no longer matches its name fails the request instead of sending
  * other bytes. A request without tokens is passed through untouched.
+ *
+ * A token says everything the fetch needs (the hash, the size, the file) and carries an HMAC of it
+ * under a key of this process, so there is no table of prepared images to keep (per process or per
+ * session): a token this process did not make, or one changed since, names nothing and fails the
+ * request, as an unprepared image did when a table was kept.
  */
 import * as fs from "node:fs/promises"
 import { releaseImageMemory } from "./release-memory.ts"
 
 /** Random per process: text from a model or a file cannot spell a token it does not know. */
 const prefix = `crystal-image-${globalThis.crypto.randomUUID().replaceAll("-", "")}-`
-const tokenPattern = new RegExp(`${prefix}([0-9a-f]{64})`, "g")
+const tokenPattern = new RegExp(`${prefix}([0-9a-f]{64})\\.(\\d{1,15})\\.([0-9a-f]+)\\.([0-9a-f]{64})`, "g")
 
 interface StreamedImage {
   readonly file: string
   readonly bytes: number
 }
 
-const registered = new Map<string, StreamedImage>()
+const hex = (bytes: ArrayBuffer | Uint8Array): string => Buffer.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)).toString("hex")
+const signed = (sha256: string, image: StreamedImage): Uint8Array => new TextEncoder().encode(`${sha256}\n${image.bytes}\n${image.file}`)
+
+/** This process's key for the tokens' HMAC, made with the first image sent (WebCrypto: no node:crypto at start-up). */
+const macKey = (() => {
+  let key: Promise<CryptoKey> | undefined
+  return (): Promise<CryptoKey> => (key ??= globalThis.crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]))
+})()
 
 /** Stands for the base64 of the media file `file` (`bytes` long, named by its sha256) in a request. */
-export const streamedImageToken = (sha256: string, file: string, bytes: number): string => {
-  registered.set(sha256, { file, bytes })
-  return `${prefix}${sha256}`
+export const streamedImageToken = async (sha256: string, file: string, bytes: number): Promise<string> => {
+  const mac = await globalThis.crypto.subtle.sign("HMAC", await macKey(), signed(sha256, { file, bytes }))
+  return `${prefix}${sha256}.${bytes}.${hex(Buffer.from(file, "utf8"))}.${hex(mac)}`
+}
+
+/** The image a token of this process names, or undefined when this process did not make it. */
+const imageOf = async (match: RegExpMatchArray): Promise<StreamedImage | undefined> => {
+  const [, sha256 = "", bytes = "", file = "", mac = ""] = match
+  const image = { file: Buffer.from(file, "hex").toString("utf8"), bytes: Number(bytes) }
+  const valid = await globalThis.crypto.subtle.verify("HMAC", await macKey(), Buffer.from(mac, "hex"), signed(sha256, image))
+  return valid ? image : undefined
 }
 
 export const base64Length = (bytes: number): number => 4 * Math.ceil(bytes / 3)
@@ -36,13 +56,13 @@ const collectEvery = 8 * 1024 * 1024
 
 type Part = Uint8Array | { readonly sha256: string; readonly image: StreamedImage }
 
-const splitBody = (body: string): ReadonlyArray<Part> | undefined => {
+const splitBody = async (body: string): Promise<ReadonlyArray<Part> | undefined> => {
   const encoder = new TextEncoder()
   const parts: Array<Part> = []
   let at = 0
   for (const match of body.matchAll(tokenPattern)) {
     const sha256 = match[1] ?? ""
-    const image = registered.get(sha256)
+    const image = await imageOf(match)
     if (image === undefined) return undefined
     parts.push(encoder.encode(body.slice(at, match.index)), { sha256, image })
     at = match.index + match[0].length
@@ -105,11 +125,11 @@ type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Resp
 /** `inner`, sending the bodies that carry image tokens as streams of the files' base64. */
 export const withStreamedImages =
   (inner: Fetch): Fetch =>
-  (input, init) => {
+  async (input, init) => {
     const body = init?.body
     if (typeof body !== "string" || !body.includes(prefix)) return inner(input, init)
-    const parts = splitBody(body)
-    if (parts === undefined) return Promise.reject(new Error("a request named an image that was not prepared for sending"))
+    const parts = await splitBody(body)
+    if (parts === undefined) throw new Error("a request named an image that was not prepared for sending")
     const length = parts.reduce((sum, part) => sum + (part instanceof Uint8Array ? part.length : base64Length(part.image.bytes)), 0)
     const headers = new Headers(init?.headers)
     headers.set("content-length", String(length))

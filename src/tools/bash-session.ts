@@ -39,6 +39,7 @@ export const sessionBashTools = (
         Effect.map((tools) => tools.makeBashRunners({
           background,
           bashTimeoutSeconds: settings.bashTimeoutSeconds,
+          home: settings.home,
           ...(settings.env === undefined ? {} : { env: settings.env })
         }))
       )

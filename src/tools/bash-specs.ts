@@ -63,6 +63,8 @@ export interface BashSettings {
   readonly shell: string
   /** The commands' environment (src/bash/shell-env.ts: without provider keys); default Crystal's own. */
   readonly env?: NodeJS.ProcessEnv
+  /** Crystal's home, where the first command writes this crystal's pid file (src/bash/containment.ts). */
+  readonly home?: string | undefined
 }
 
 /** The command classifier (approval/); bash and bash_start classify with it. */

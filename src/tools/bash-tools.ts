@@ -25,6 +25,8 @@ export interface BashToolsOptions {
   readonly captureBytes?: number
   /** The commands' environment (src/bash/shell-env.ts); default Crystal's own. */
   readonly env?: NodeJS.ProcessEnv
+  /** Crystal's home, for the pid file the first command writes (src/bash/containment.ts). */
+  readonly home?: string | undefined
 }
 
 export interface BashTools {
@@ -204,6 +206,8 @@ export const makeBashRunners = (options: Omit<BashToolsOptions, "classifyCommand
         const result = yield* runForeground({
           command,
           cwd: context.fence.workspace,
+          secrets: context.secrets,
+          home: options.home,
           sandbox,
           sandboxPool: background.sandbox,
           timeoutSeconds: bashTimeoutSeconds,
@@ -220,7 +224,7 @@ export const makeBashRunners = (options: Omit<BashToolsOptions, "classifyCommand
       Effect.gen(function* () {
         const command = yield* nonEmpty(args.command)
         const sandbox = sandboxFor(context)
-        const task = yield* background.start(command, { cwd: context.fence.workspace, sandbox }).pipe(Effect.mapError(asToolError))
+        const task = yield* background.start(command, { cwd: context.fence.workspace, secrets: context.secrets, sandbox }).pipe(Effect.mapError(asToolError))
         return { text: `started ${task.id} (pid ${task.pid})${unsandboxedNote(sandbox)}` }
       }),
     bashStatus: (args) =>

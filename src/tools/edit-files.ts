@@ -1,7 +1,7 @@
 /**
  * File plumbing shared by edit and write: decoding a text file the way read shows it and encoding
- * it back byte-for-byte the same way, replacing a file atomically while keeping its mode, and one
- * change at a time per file.
+ * it back byte-for-byte the same way, and replacing a file atomically while keeping its mode. One
+ * change at a time per file is the session's KeyedSemaphore (src/files/keyed-semaphore.ts).
  */
 import { randomBytes } from "node:crypto"
 import * as fsSync from "node:fs"
@@ -153,27 +153,6 @@ export const linesAround = (ranges: ReadonlyArray<readonly [number, number]>, ar
 export const lineRange = (from: number, to: number): string => (from === to ? `line ${from}` : `lines ${from}–${to}`)
 
 export const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`
-
-// ---------------------------------------------------------------------------------------------
-// One change at a time per file
-// ---------------------------------------------------------------------------------------------
-
-const queues = new Map<string, Promise<unknown>>()
-
-/** Runs `task` after every earlier task on the same real path has settled. */
-export const serialized = <A>(real: string, task: () => Promise<A>): Promise<A> => {
-  const previous = queues.get(real) ?? Promise.resolve()
-  const result = previous.then(task, task)
-  const settled = result.then(
-    () => undefined,
-    () => undefined
-  )
-  queues.set(real, settled)
-  void settled.then(() => {
-    if (queues.get(real) === settled) queues.delete(real)
-  })
-  return result
-}
 
 // ---------------------------------------------------------------------------------------------
 // Errors

@@ -17,7 +17,6 @@ import {
   plural,
   refuseDirectorySyntax,
   replaceFile,
-  serialized,
   showLines,
   splitLines,
   toModel,
@@ -26,6 +25,7 @@ import {
 } from "./edit-files.ts"
 import { disjoint, locate, nearMiss, unescaped, withoutLinePrefixes, type Match } from "./edit-match.ts"
 import { statOrNotFound } from "./not-found.ts"
+import type { KeyedSemaphore } from "../files/keyed-semaphore.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 
 export interface EditArgs {
@@ -204,8 +204,8 @@ const edit = async (real: string, display: string, args: EditArgs, context: Tool
   return { text: snippet.length === 0 ? `${header}; the file is now empty.` : `${header}:\n${snippet}` }
 }
 
-/** The edit tool's implementation. */
-export const editFile = (args: EditArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
+/** The edit tool's implementation; `fileLocks` (the session's) keeps to one change at a time per file. */
+export const makeEditFile = (fileLocks: KeyedSemaphore) => (args: EditArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
   Effect.gen(function* () {
     if (args.old_string.length === 0) {
       return yield* new ToolError({ message: "old_string is empty. To create a file or replace all of its content, use write." })
@@ -216,8 +216,5 @@ export const editFile = (args: EditArgs, context: ToolContext): Effect.Effect<To
     const syntax = refuseDirectorySyntax(args.path, "edit")
     if (syntax !== undefined) return yield* syntax
     const { real, display } = yield* context.fence.resolve(args.path, "write")
-    return yield* Effect.tryPromise({
-      try: () => serialized(real, () => edit(real, display, args, context)),
-      catch: toolErrorFrom("edit", display)
-    })
+    return yield* fileLocks.withPermit(real)(Effect.tryPromise({ try: () => edit(real, display, args, context), catch: toolErrorFrom("edit", display) }))
   })

@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Classification } from "../approval/classification.ts"
 import type { FenceError, PathFence } from "../approval/path-fence.ts"
+import type { Secrets } from "../secrets/secrets.ts"
 import type { Mode } from "../session/document.ts"
 import type { ImageRef } from "../session/items.ts"
 import type { ObjectParams } from "./params.ts"
@@ -34,6 +35,11 @@ export interface ToolProgress {
 export interface ToolContext {
   readonly fence: PathFence
   readonly sessionId: string
+  /**
+   * The session's secrets as the call starts (its Redactor's): a tool that streams output as it
+   * comes (the shell's) redacts them on the way, before any cap or log offset can cut a key.
+   */
+  readonly secrets: Secrets
   /**
    * Saves a full text that was too long to return and gives back the path where `read` can open
    * it (a directory the fence grants for reading).

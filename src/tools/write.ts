@@ -7,7 +7,8 @@ import type * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { checkParent, countLines, errorCode, plural, refuseDirectorySyntax, replaceFile, serialized, toolErrorFrom } from "./edit-files.ts"
+import { checkParent, countLines, errorCode, plural, refuseDirectorySyntax, replaceFile, toolErrorFrom } from "./edit-files.ts"
+import type { KeyedSemaphore } from "../files/keyed-semaphore.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 
 export interface WriteArgs {
@@ -64,14 +65,13 @@ const write = async (real: string, display: string, content: string, context: To
   return { text: `created ${display} (${size}${dirNote})` }
 }
 
-/** The write tool's implementation. */
-export const writeFile = (args: WriteArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
+/** The write tool's implementation; `fileLocks` (the session's) keeps to one change at a time per file. */
+export const makeWriteFile = (fileLocks: KeyedSemaphore) => (args: WriteArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
   Effect.gen(function* () {
     const syntax = refuseDirectorySyntax(args.path, "write")
     if (syntax !== undefined) return yield* syntax
     const { real, display } = yield* context.fence.resolve(args.path, "write")
-    return yield* Effect.tryPromise({
-      try: () => serialized(real, () => write(real, display, args.content, context)),
-      catch: toolErrorFrom("write", display)
-    })
+    return yield* fileLocks.withPermit(real)(
+      Effect.tryPromise({ try: () => write(real, display, args.content, context), catch: toolErrorFrom("write", display) })
+    )
   })

@@ -3,7 +3,7 @@
  * between turns on the session's engine APIs; a new command is one more entry in `slashCommands`.
  */
 import * as Effect from "effect/Effect"
-import type { ActiveSession, SessionHostShape } from "../../layers/session-host.ts"
+import type { ActiveSession, SessionHostShape, SwitchKind } from "../../layers/session-host.ts"
 import type { SessionServices } from "../../layers/session.ts"
 import type { Access } from "../approval/path-fence.ts"
 import { approvalModeMeanings, approvalModes, type ApprovalMode } from "../approval/policy.ts"
@@ -40,7 +40,8 @@ export interface CommandContext {
   readonly mcp: () => McpServersShape | undefined
 }
 
-export type SwitchKind = "clear" | "resume" | "fork" | "cd" | "space"
+/** Which switch the host made (its Switch union's tags). */
+export type { SwitchKind } from "../../layers/session-host.ts"
 
 export type CommandEffect = Effect.Effect<void, { readonly message: string }, SessionServices>
 

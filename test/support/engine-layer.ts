@@ -7,6 +7,7 @@ import { Conversation } from "../../src/engine/conversation.ts"
 import { Operator, type OperatorShape } from "../../src/engine/operator.ts"
 import { Renderer, type RendererShape } from "../../src/engine/renderer.ts"
 import { Toolbox } from "../../src/engine/toolbox.ts"
+import { Redactor } from "../../src/secrets/redactor.ts"
 import { MediaStore } from "../../src/media/media-store.ts"
 import { PluginLoader } from "../../src/plugins/plugin-loader.ts"
 import { makeSessionStore, SessionStore } from "../../src/session/store.ts"
@@ -29,7 +30,7 @@ export const engineLayer = (options: EngineLayerOptions) => {
   const storeLayer = Layer.succeed(SessionStore, store)
   const document = store.create({ workspace: options.workspace, model: "local/m", mode: "work", approval: "default" })
   return Layer.mergeAll(
-    Toolbox.layerTest(options.tools, document.id).pipe(Layer.provideMerge(ApprovalPolicy.layerTest(options.workspace, options.reviewer))),
+    Toolbox.layerTest(options.tools, document.id).pipe(Layer.provideMerge(Layer.merge(ApprovalPolicy.layerTest(options.workspace, options.reviewer), Redactor.layerTest()))),
     Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provideMerge(storeLayer)),
     Layer.succeed(Renderer, options.renderer),
     Layer.succeed(Operator, options.operator),

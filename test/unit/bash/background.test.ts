@@ -13,6 +13,7 @@ import { backgroundTimeoutSeconds } from "../../../src/bash/limits.ts"
 import { trackedLeaders } from "../../../src/bash/process-tree.ts"
 import { makeBashTools, type BashTools } from "../../../src/tools/bash-tools.ts"
 import { alive, classifyForTest, eventually, makeWorkspace, pidsIn, reap, runTool, type Workspace } from "./support.ts"
+import { noSecrets } from "../../../src/secrets/secrets.ts"
 
 const leftovers = new Set<number>()
 afterEach(() => {
@@ -59,7 +60,7 @@ const openSession = async (options: Partial<BackgroundBashOptions> = {}): Promis
     run,
     text: async (tool, args) => (await run(runTool(tools[tool], args, ws.context))).text,
     error: async (tool, args) => (await run(Effect.flip(runTool(tools[tool], args, ws.context)))).message,
-    start: (command) => run(background.start(command, { cwd: ws.workspace })),
+    start: (command) => run(background.start(command, { cwd: ws.workspace, secrets: noSecrets })),
     pids: async (id, count) => {
       let found: Array<number> = []
       await eventually(async () => {
@@ -97,7 +98,7 @@ describe("BackgroundBash", () => {
     const ws = await makeWorkspace()
     const program = Effect.gen(function* () {
       const background = yield* BackgroundBash
-      const task = yield* background.start("echo $$; sleep 1000 & echo $!; wait", { cwd: ws.workspace })
+      const task = yield* background.start("echo $$; sleep 1000 & echo $!; wait", { cwd: ws.workspace, secrets: noSecrets })
       for (;;) {
         const pids = pidsIn((yield* background.logs(task.id, { offset: 0 })).text)
         if (pids.length === 2) return pids

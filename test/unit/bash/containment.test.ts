@@ -9,6 +9,7 @@ import { reapOrphans } from "../../../src/bash/containment.ts"
 import { runForeground } from "../../../src/bash/foreground.ts"
 import { CONTAIN_VAR, instancePrefix, ownStart, processStart } from "../../../src/bash/process-tree.ts"
 import { alive, eventually, makeWorkspace, pidsIn, reap, sleep } from "./support.ts"
+import { noSecrets } from "../../../src/secrets/secrets.ts"
 
 const leftovers = new Set<number>()
 afterEach(() => {
@@ -37,7 +38,7 @@ describe.skipIf(!linux)("containment", () => {
   it("a foreground command's escapees (setsid -f, double fork, setpgrp) die when it exits", async () => {
     const ws = await makeWorkspace()
     const result = await Effect.runPromise(
-      runForeground({ command: `${escapees}\nsleep 0.3; exit 0`, cwd: ws.workspace, timeoutSeconds: 30, graceMs: 300 })
+      runForeground({ secrets: noSecrets, command: `${escapees}\nsleep 0.3; exit 0`, cwd: ws.workspace, timeoutSeconds: 30, graceMs: 300 })
     )
     const pids = track(pidsIn(result.output))
     expect(pids).toHaveLength(hasPerl ? 4 : 3)
@@ -46,7 +47,7 @@ describe.skipIf(!linux)("containment", () => {
 
   it("every shell carries its own tag, which its descendants inherit", async () => {
     const ws = await makeWorkspace()
-    const run = (command: string) => Effect.runPromise(runForeground({ command, cwd: ws.workspace, timeoutSeconds: 30 }))
+    const run = (command: string) => Effect.runPromise(runForeground({ secrets: noSecrets, command, cwd: ws.workspace, timeoutSeconds: 30 }))
     const first = (await run(`echo $${CONTAIN_VAR}; sh -c 'echo $${CONTAIN_VAR}'`)).output.split("\n")
     const second = (await run(`echo $${CONTAIN_VAR}`)).output.trim()
     expect(first[0]).toMatch(new RegExp(`^${instancePrefix().replaceAll(".", "\\.")}\\d+$`))
@@ -60,8 +61,8 @@ describe.skipIf(!linux)("containment", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const service = yield* makeBackgroundBash({ timeoutSeconds: null, graceMs: 300 })
-          const one = yield* service.start(`${escapees}\nwait; sleep 1000`, { cwd: ws.workspace })
-          const two = yield* service.start(`${escapees}\nwait; sleep 1000`, { cwd: ws.workspace })
+          const one = yield* service.start(`${escapees}\nwait; sleep 1000`, { cwd: ws.workspace, secrets: noSecrets })
+          const two = yield* service.start(`${escapees}\nwait; sleep 1000`, { cwd: ws.workspace, secrets: noSecrets })
           const expected = hasPerl ? 4 : 3
           const pidsOf = (id: string) => Effect.map(service.logs(id), (slice) => pidsIn(slice.text))
           for (let i = 0; i < 200; i++) {
@@ -112,5 +113,22 @@ describe.skipIf(!linux)("containment", () => {
     expect([stranger.pid!, mine.pid!, early.pid!].filter(alive)).toHaveLength(3)
     expect((await fs.readdir(dir)).sort()).toEqual([`${process.pid}.json`])
     await fs.rm(dir, { recursive: true, force: true })
+  })
+})
+
+describe("the pid file's home", () => {
+  it("is the one the spawn names: none without a home, the first named home after that, never a second", async () => {
+    const ws = await makeWorkspace()
+    const [first, second] = [await fs.mkdtemp(path.join(os.tmpdir(), "crystal-home-")), await fs.mkdtemp(path.join(os.tmpdir(), "crystal-home-"))]
+    const exists = (home: string) => fs.access(path.join(home, "run", `${process.pid}.json`)).then(() => true, () => false)
+    const run = (home: string | undefined) => Effect.runPromise(runForeground({ command: "true", cwd: ws.workspace, timeoutSeconds: 30, secrets: noSecrets, home }))
+    await run(undefined)
+    expect([await exists(first), await exists(second)]).toEqual([false, false])
+    await run(first)
+    const record = JSON.parse(await fs.readFile(path.join(first, "run", `${process.pid}.json`), "utf8")) as { readonly pid: number; readonly prefix: string }
+    expect(record).toMatchObject({ pid: process.pid, prefix: instancePrefix() })
+    await run(second)
+    expect(await exists(second)).toBe(false)
+    await Promise.all([first, second].map((dir) => fs.rm(dir, { recursive: true, force: true })))
   })
 })

@@ -9,6 +9,7 @@ import { runForeground } from "../../../src/bash/foreground.ts"
 import { makeBashTools, type BashToolsOptions, type BashTools } from "../../../src/tools/bash-tools.ts"
 import type { ToolOutput } from "../../../src/tools/tool.ts"
 import { alive, classifyForTest, eventually, makeWorkspace, pidsIn, reap, runTool, type Workspace } from "./support.ts"
+import { noSecrets } from "../../../src/secrets/secrets.ts"
 
 const leftovers = new Set<number>()
 afterEach(() => {
@@ -195,7 +196,7 @@ describe("bash (foreground)", () => {
     const ws = await makeWorkspace()
     const timed = async (command: string) => {
       const started = Date.now()
-      const result = await Effect.runPromise(runForeground({ command, cwd: ws.workspace, timeoutSeconds: 30, drainMs: 1500, graceMs: 300 }))
+      const result = await Effect.runPromise(runForeground({ secrets: noSecrets, command, cwd: ws.workspace, timeoutSeconds: 30, drainMs: 1500, graceMs: 300 }))
       return { result, ms: Date.now() - started }
     }
     const quick = await timed("echo fine")

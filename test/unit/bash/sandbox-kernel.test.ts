@@ -16,6 +16,7 @@ import { makeBackgroundBash } from "../../../src/bash/background.ts"
 import { runForeground } from "../../../src/bash/foreground.ts"
 import { sandboxedArgv, sandboxStatus, type SandboxRequest } from "../../../src/bash/sandbox.ts"
 import { MASKED_KERNEL_DIRS, MASKED_KERNEL_FILES } from "../../../src/bash/sandbox-kernel.ts"
+import { noSecrets } from "../../../src/secrets/secrets.ts"
 
 const status = sandboxStatus()
 const usable = status.available && status.kind === "bwrap"
@@ -139,7 +140,7 @@ describe.skipIf(!usable)(`the session's sandbox has the same protections${skippe
       "[ -w /proc/sys/kernel/core_pattern ] && echo core_pattern writable || echo core_pattern read-only",
       "readlink /proc/self/ns/uts"
     ].join("; ")
-    const result = await Effect.runPromise(runForeground({ command: script, cwd: request.cwd, timeoutSeconds: 60, sandbox: request, sandboxPool: background.sandbox }))
+    const result = await Effect.runPromise(runForeground({ secrets: noSecrets, command: script, cwd: request.cwd, timeoutSeconds: 60, sandbox: request, sandboxPool: background.sandbox }))
     expect(result.outcome).toEqual({ _tag: "Exited", code: 0 })
     const [writable, corePattern, uts] = result.output.trim().split("\n")
     expect(writable).toBe("writable sysctls: 0")

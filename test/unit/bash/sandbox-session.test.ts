@@ -16,6 +16,8 @@ import { makeBackgroundBash, type BackgroundBashShape } from "../../../src/bash/
 import { runForeground } from "../../../src/bash/foreground.ts"
 import { sandboxStatus } from "../../../src/bash/sandbox.ts"
 import { makeSandboxPool } from "../../../src/bash/sandbox-pool.ts"
+import { redactingSink } from "../../../src/secrets/redact.ts"
+import { noSecrets } from "../../../src/secrets/secrets.ts"
 import { makeBashTools } from "../../../src/tools/bash-tools.ts"
 import type { ToolContext } from "../../../src/tools/tool.ts"
 import { alive, classifyForTest, eventually, makeWorkspace, reap, runTool, type Workspace } from "./support.ts"
@@ -113,7 +115,7 @@ describe.skipIf(!usable)(`the session's sandbox${skipped}`, () => {
     const request = { mode: "read-only", cwd: ws.workspace, readable: [], writable: [] } as const
     const missing = path.join(ws.workspace, "missing")
     const failure = (extra: object) =>
-      Effect.runPromise(Effect.flip(runForeground({ command: "echo hi", cwd: missing, timeoutSeconds: 10, ...extra }))).then((error) => error.message)
+      Effect.runPromise(Effect.flip(runForeground({ secrets: noSecrets, command: "echo hi", cwd: missing, timeoutSeconds: 10, ...extra }))).then((error) => error.message)
     expect(await failure({ sandbox: request, sandboxPool: background.sandbox })).toBe(await failure({}))
     expect(await failure({})).toBe(`could not start /bin/bash: the directory ${missing} does not exist`)
   })
@@ -123,7 +125,7 @@ describe.skipIf(!usable)(`the session's sandbox${skipped}`, () => {
     const { background } = await session()
     const request = { mode: "read-only", cwd: ws.workspace, readable: [], writable: [] } as const
     const command = "seq 1 3000000; echo end"
-    const run = (extra: object) => Effect.runPromise(runForeground({ command, cwd: ws.workspace, timeoutSeconds: 60, captureBytes: 4096, ...extra }))
+    const run = (extra: object) => Effect.runPromise(runForeground({ secrets: noSecrets, command, cwd: ws.workspace, timeoutSeconds: 60, captureBytes: 4096, ...extra }))
     const [bare, boxed] = [await run({}), await run({ sandbox: request, sandboxPool: background.sandbox })]
     expect(boxed.totalBytes).toBe(bare.totalBytes)
     expect(boxed.totalBytes).toBeGreaterThan(20_000_000)
@@ -213,7 +215,7 @@ describe.skipIf(!usable)(`the session's sandbox${skipped}`, () => {
           cwd: ws.workspace,
           env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
           tag: `test.${marker()}`,
-          onOutput: (chunk) => output.push(chunk)
+          output: redactingSink(noSecrets, (chunk) => output.push(chunk))
         })
       }
     }

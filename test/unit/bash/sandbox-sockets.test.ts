@@ -21,6 +21,7 @@ import { sandboxedEnvironment, type SandboxPool } from "../../../src/bash/sandbo
 import { boundSocketPaths, MAX_HIDDEN_SOCKETS, namedSocketPaths, socketsToHide } from "../../../src/bash/sandbox-sockets.ts"
 import { tempDir } from "../../support/temp.ts"
 import { makeWorkspace, type Workspace } from "./support.ts"
+import { noSecrets } from "../../../src/secrets/secrets.ts"
 
 const status = sandboxStatus()
 const usable = status.available && status.kind === "bwrap"
@@ -151,7 +152,7 @@ const tryOne = (file) => new Promise((resolve) => {
 const connectFrom = async (ws: Workspace, files: ReadonlyArray<string>, how: { readonly sandbox?: SandboxRequest; readonly sandboxPool?: SandboxPool }): Promise<Record<string, string>> => {
   fs.writeFileSync(path.join(ws.workspace, "client.cjs"), CLIENT)
   const command = `echo "SSH_AUTH_SOCK \${SSH_AUTH_SOCK-unset}"; ${JSON.stringify(process.execPath)} client.cjs ${files.map((file) => JSON.stringify(file)).join(" ")}`
-  const result = await Effect.runPromise(runForeground({ command, cwd: ws.workspace, timeoutSeconds: 60, ...how }))
+  const result = await Effect.runPromise(runForeground({ secrets: noSecrets, command, cwd: ws.workspace, timeoutSeconds: 60, ...how }))
   expect(result.outcome, result.output).toEqual({ _tag: "Exited", code: 0 })
   const answers: Record<string, string> = {}
   for (const line of result.output.trim().split("\n")) {

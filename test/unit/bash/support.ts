@@ -10,6 +10,7 @@ import { afterEach } from "vitest"
 import type { Classification } from "../../../src/approval/classification.ts"
 import { makePathFence } from "../../../src/approval/path-fence.ts"
 import { ToolError, type Tool, type ToolContext, type ToolFailure, type ToolOutput } from "../../../src/tools/tool.ts"
+import { noSecrets } from "../../../src/secrets/secrets.ts"
 
 const created: Array<string> = []
 
@@ -45,7 +46,7 @@ export const makeWorkspace = async (): Promise<Workspace> => {
       },
       catch: (error) => new ToolError({ message: String(error) })
     })
-  return { workspace, spillDir, spilled, context: { fence, sessionId: "test-session", spill } }
+  return { workspace, spillDir, spilled, context: { fence, sessionId: "test-session", secrets: noSecrets, spill } }
 }
 
 /**

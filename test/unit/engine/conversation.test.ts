@@ -101,3 +101,12 @@ describe("Conversation (write-behind saves)", () => {
     expect(results.map(Either.isLeft)).toEqual([true, false])
   })
 })
+
+describe("Conversation.firstTime", () => {
+  it("is true once per key while the conversation is open; another conversation starts afresh", async () => {
+    const { layer } = await setup()
+    const ask = Effect.flatMap(Conversation, (conversation) => Effect.all([conversation.firstTime("a"), conversation.firstTime("b"), conversation.firstTime("a")]))
+    expect(await Effect.runPromise(ask.pipe(Effect.provide(layer)))).toEqual([true, true, false])
+    expect(await Effect.runPromise(ask.pipe(Effect.provide(layer)))).toEqual([true, true, false])
+  })
+})

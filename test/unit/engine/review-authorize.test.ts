@@ -16,6 +16,7 @@ import { makeReviewer } from "../../../src/engine/reviewer.ts"
 import { ApprovalPolicy } from "../../../src/approval/approval-policy.ts"
 import { MediaStore } from "../../../src/media/media-store.ts"
 import { Toolbox } from "../../../src/engine/toolbox.ts"
+import { Redactor } from "../../../src/secrets/redactor.ts"
 import { runTurn } from "../../../src/engine/turn.ts"
 import type { ModelEntry } from "../../../src/providers/catalog.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
@@ -95,7 +96,7 @@ const setup = async (options: { readonly answers?: ReadonlyArray<ApprovalAnswer>
     Layer.scoped(Conversation, Conversation.make(document)).pipe(Layer.provide(storeLayer))
   )
   const reviewer = options.withReviewer === false ? undefined : makeReviewer({ activeModel, prompts: Effect.succeed({ system: reviewSystem, userTemplate: reviewTemplate }) })
-  const layer = Layer.merge(base, Toolbox.layerTest(makeBuiltinTools(new SearchIndexCache()), document.id).pipe(Layer.provideMerge(ApprovalPolicy.layerTest(workspace, reviewer))))
+  const layer = Layer.merge(base, Toolbox.layerTest(makeBuiltinTools(new SearchIndexCache()), document.id).pipe(Layer.provideMerge(Layer.merge(ApprovalPolicy.layerTest(workspace, reviewer), Redactor.layerTest()))))
   const turn = (text: string) => Effect.runPromise(runTurn(text, { maxSteps: 5 }).pipe(Effect.provide(layer)))
   const saved = () => Effect.runPromise(store.load(document.id))
   const notes = path.join(workspace, "notes.txt")

@@ -15,6 +15,7 @@ import { Renderer, type RendererShape } from "../../../src/engine/renderer.ts"
 import { ApprovalPolicy } from "../../../src/approval/approval-policy.ts"
 import { MediaStore } from "../../../src/media/media-store.ts"
 import { Toolbox } from "../../../src/engine/toolbox.ts"
+import { Redactor } from "../../../src/secrets/redactor.ts"
 import { runTurn, type TurnSettings, type UserInput } from "../../../src/engine/turn.ts"
 import { PROGRESS_INTERVAL_MS } from "../../../src/engine/executor.ts"
 import type { ModelEntry } from "../../../src/providers/catalog.ts"
@@ -128,7 +129,7 @@ const setup = async (tools: ReadonlyArray<Tool> = [echo, refuse, explode, slow],
       approve: () => Effect.succeed({ _tag: "NoOperator" as const }),
       askQuestions: () => Effect.succeed({ _tag: "NoOperator" as const })
     }),
-    Toolbox.layerTest(tools, document.id).pipe(Layer.provideMerge(ApprovalPolicy.layerTest(home))),
+    Toolbox.layerTest(tools, document.id).pipe(Layer.provideMerge(Layer.merge(ApprovalPolicy.layerTest(home), Redactor.layerTest()))),
     storeLayer,
     media,
     PluginLoader.layerTest(),

@@ -4,13 +4,12 @@
  */
 import { randomBytes } from "node:crypto"
 import { afterEach, describe, expect, it } from "vitest"
-import { installSecrets, REDACTED } from "../../../src/session/redact.ts"
+import { REDACTED } from "../../../src/secrets/redact.ts"
 import { call, contextFor, load, makePlace, toolNamed, writeSet } from "./support.ts"
 
 const variable = "CRYSTAL_TEST_TOOLSET_KEY"
 
 afterEach(() => {
-  installSecrets([])
   delete process.env[variable]
 })
 
@@ -30,13 +29,12 @@ describe("tool sets and the session's secrets", () => {
   it("a tool named after a key (or a piece of one) is skipped with a note that does not name it; descriptions and schemas are redacted", async () => {
     const key = `sk-${randomBytes(24).toString("hex")}`
     process.env[variable] = key
-    installSecrets([key])
     const place = await makePlace()
     await writeSet(place, "home", "mod", { "tools.json": { runner: "module", entry: "tools.mjs" }, "tools.mjs": stealing })
     await writeSet(place, "home", "exec", {
       "tools.json": { tools: [{ name: `t_${key.slice(3, 30)}`, description: "x", command: ["echo"] }, { name: "plain", description: `echoes, given ${key}`, command: ["echo", "plain"] }] }
     })
-    const control = await load(place)
+    const control = await load(place, { secrets: [key] })
     expect(control.tools().map((tool) => tool.name)).toEqual(["plain", "knows"])
     const skipped = "a tool is skipped: its name holds a secret of this session (a key from Crystal's environment, or a piece of one)"
     expect(control.notes().filter((note) => note.endsWith(skipped))).toHaveLength(3)

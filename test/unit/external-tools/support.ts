@@ -8,6 +8,7 @@ import { makeExternalTools, type ExternalToolsControl } from "../../../src/exter
 import { reservedToolNames } from "../../../src/tools/builtin.ts"
 import type { Tool, ToolContext, ToolOutput } from "../../../src/tools/tool.ts"
 import { tempDir } from "../../support/temp.ts"
+import { noSecrets, Secrets } from "../../../src/secrets/secrets.ts"
 
 export interface Place {
   readonly home: string
@@ -39,6 +40,8 @@ export interface LoadOptions {
   readonly enabled?: boolean
   readonly approval?: ApprovalMode
   readonly questions?: Array<string>
+  /** The session's secrets (none by default). */
+  readonly secrets?: ReadonlyArray<string>
 }
 
 export const load = (place: Place, options: LoadOptions = {}): Promise<ExternalToolsControl> =>
@@ -57,13 +60,15 @@ export const load = (place: Place, options: LoadOptions = {}): Promise<ExternalT
       },
       reserved: reservedToolNames,
       approval: Effect.succeed(options.approval ?? "default"),
-      env: process.env
+      env: process.env,
+      redactor: { secrets: Effect.succeed(new Secrets(options.secrets ?? [])) }
     })
   )
 
 export const contextFor = (place: Place, spilled: Array<string> = []): ToolContext => ({
   fence: makePathFence(place.workspace),
   sessionId: "session-1",
+  secrets: noSecrets,
   spill: (_name, text) =>
     Effect.sync(() => {
       spilled.push(text)

@@ -16,6 +16,7 @@ import type { Question, QuestionAnswer, QuestionAsker, QuestionsOutcome } from "
 import { makeSpill } from "../../../src/tools/spill.ts"
 import { everythingServer } from "../../support/mcp/servers.ts"
 import { tempDir } from "../../support/temp.ts"
+import { noSecrets } from "../../../src/secrets/secrets.ts"
 
 const scopes: Array<Scope.CloseableScope> = []
 afterEach(async () => {
@@ -35,6 +36,7 @@ const trigger = async (asker: QuestionAsker, settings: { readonly toolTimeoutSec
     makeMcpServers({
       plans: [plan],
       roots: () => [workspace],
+      redactor: { secrets: Effect.succeed(noSecrets) },
       elicit: (server, message, schema) => askElicitation(asker, { server, message, schema }, (note) => notes.push(note))
     }).pipe(Scope.extend(scope))
   )
@@ -42,7 +44,7 @@ const trigger = async (asker: QuestionAsker, settings: { readonly toolTimeoutSec
   const tool = mcp.tools().find((candidate) => candidate.name === "mcp__everything__trigger-elicitation-request")
   if (tool === undefined) throw new Error(`no elicitation tool among ${mcp.tools().map((t) => t.name).join(", ")}`)
   const spillDir = await tempDir()
-  const output = await Effect.runPromise(tool.run({} as never, { fence: makePathFence(workspace, []), sessionId: "t", spill: makeSpill(spillDir), spillDir }))
+  const output = await Effect.runPromise(tool.run({} as never, { fence: makePathFence(workspace, []), sessionId: "t", secrets: noSecrets, spill: makeSpill(spillDir), spillDir }))
   return { text: output.text, notes }
 }
 

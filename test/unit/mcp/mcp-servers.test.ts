@@ -15,7 +15,8 @@ import { afterEach, describe, expect, it } from "vitest"
 import { makePathFence } from "../../../src/approval/path-fence.ts"
 import type { McpServerSettings } from "../../../src/config/schema.ts"
 import { makeMcpServers, refusalNote, type McpServersShape } from "../../../src/mcp/mcp-servers.ts"
-import { installSecrets } from "../../../src/session/redact.ts"
+import { Redactor } from "../../../src/secrets/redactor.ts"
+import { noSecrets } from "../../../src/secrets/secrets.ts"
 import { planServer } from "../../../src/mcp/server-config.ts"
 import { isProcessAlive } from "../../../src/bash/process-tree.ts"
 import { makeSpill } from "../../../src/tools/spill.ts"
@@ -35,17 +36,22 @@ const baseEnv = (): Record<string, string> => {
   return env
 }
 
-const open = async (servers: Readonly<Record<string, McpServerSettings>>, workspace: string, env: Record<string, string | undefined> = process.env) => {
+const open = async (
+  servers: Readonly<Record<string, McpServerSettings>>,
+  workspace: string,
+  env: Record<string, string | undefined> = process.env,
+  secrets: ReadonlyArray<string> = []
+) => {
   const scope = Effect.runSync(Scope.make())
   scopes.push(scope)
   const plans = Object.entries(servers).map(([name, settings]) => planServer(name, settings, { workspace, env, baseEnv: baseEnv() }))
-  const mcp = await Effect.runPromise(makeMcpServers({ plans, roots: () => [workspace] }).pipe(Scope.extend(scope)))
+  const mcp = await Effect.runPromise(makeMcpServers({ plans, roots: () => [workspace], redactor: Effect.runSync(Redactor.make(secrets)) }).pipe(Scope.extend(scope)))
   return { mcp, scope }
 }
 
 const context = async (workspace: string): Promise<ToolContext> => {
   const spillDir = await tempDir("crystal-mcp-spill-")
-  return { fence: makePathFence(workspace, [{ dir: spillDir, access: "read" }]), sessionId: "test", spill: makeSpill(spillDir), spillDir }
+  return { fence: makePathFence(workspace, [{ dir: spillDir, access: "read" }]), sessionId: "test", secrets: noSecrets, spill: makeSpill(spillDir), spillDir }
 }
 
 const toolNamed = (mcp: McpServersShape, name: string): Tool => {
@@ -227,18 +233,17 @@ describe("MCP tool names that clash", () => {
 })
 
 describe("MCP tool names that hold a secret", () => {
-  afterEach(() => installSecrets([]))
-
   it("are not offered (the whole key, or a piece from its middle), and the note does not repeat them", async () => {
     const key = `sk-${randomBytes(24).toString("hex")}`
-    installSecrets([key])
     const workspace = await tempDir()
     const { mcp } = await open(
       {
         whole: stdio(probeServer, [], { env: { MCP_PROBE_TOOL: `leak_${key}` } }),
         piece: stdio(probeServer, [], { env: { MCP_PROBE_TOOL: `x.${key.slice(7, 21)}` } })
       },
-      workspace
+      workspace,
+      process.env,
+      [key]
     )
     const notes = await Effect.runPromise(mcp.beforeTurn)
     expect(notes).toEqual([refusalNote("whole", 1), refusalNote("piece", 1)])
@@ -255,13 +260,10 @@ describe("MCP tool names that hold a secret", () => {
 })
 
 describe("what an MCP server says of itself", () => {
-  afterEach(() => installSecrets([]))
-
   it("a failure quoting the server's stderr has the session's secrets redacted, in the note and in /mcp", async () => {
     const key = `sk-${randomBytes(24).toString("hex")}`
-    installSecrets([key])
     const workspace = await tempDir()
-    const { mcp } = await open({ loud: { command: "sh", args: ["-c", `echo "OPENAI_API_KEY=${key}" >&2; exit 3`] } }, workspace)
+    const { mcp } = await open({ loud: { command: "sh", args: ["-c", `echo "OPENAI_API_KEY=${key}" >&2; exit 3`] } }, workspace, process.env, [key])
     const notes = await Effect.runPromise(mcp.beforeTurn)
     expect(notes).toEqual([expect.stringMatching(/^MCP server loud failed: .*OPENAI_API_KEY=\[redacted\].*; its tools are not available\.$/)])
     expect(mcp.status()[0]?.lastError).toMatch(/OPENAI_API_KEY=\[redacted\]/)

@@ -16,6 +16,7 @@ import { engineLayer } from "../../support/engine-layer.ts"
 import { everythingServer, probeServer } from "../../support/mcp/servers.ts"
 import { silentRenderer } from "../../support/renderer.ts"
 import { tempDir } from "../../support/temp.ts"
+import { noSecrets } from "../../../src/secrets/secrets.ts"
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -33,7 +34,7 @@ const session = async () => {
     planServer("everything", { command: process.execPath, args: [everythingServer, "stdio"] }, { workspace, env: process.env, baseEnv: env() }),
     planServer("probe", { command: process.execPath, args: [probeServer] }, { workspace, env: process.env, baseEnv: env() })
   ]
-  const mcp = await Effect.runPromise(makeMcpServers({ plans, roots: () => [workspace] }).pipe(Scope.extend(scope)))
+  const mcp = await Effect.runPromise(makeMcpServers({ plans, roots: () => [workspace], redactor: { secrets: Effect.succeed(noSecrets) } }).pipe(Scope.extend(scope)))
   await Effect.runPromise(mcp.beforeTurn)
   const progress: Array<ToolProgressEvent> = []
   const renderer = silentRenderer({ toolProgress: (event) => Effect.sync(() => void progress.push(event)) })

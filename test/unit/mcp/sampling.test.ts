@@ -17,7 +17,8 @@ import { planServer } from "../../../src/mcp/server-config.ts"
 import type { HookPipeline } from "../../../src/plugins/pipeline.ts"
 import { makeOpenAIChatClient } from "../../../src/providers/openai-chat.ts"
 import { Providers } from "../../../src/providers/providers.ts"
-import { installSecrets } from "../../../src/session/redact.ts"
+import { Redactor } from "../../../src/secrets/redactor.ts"
+import { noSecrets } from "../../../src/secrets/secrets.ts"
 import type { Question, QuestionAsker, QuestionsOutcome } from "../../../src/tools/questions.ts"
 import { makeSpill } from "../../../src/tools/spill.ts"
 import type { ToolOutput } from "../../../src/tools/tool.ts"
@@ -30,7 +31,6 @@ import { tempDir } from "../../support/temp.ts"
 const scopes: Array<Scope.CloseableScope> = []
 const fakes: Array<FakeLlm> = []
 afterEach(async () => {
-  installSecrets([])
   await Promise.all(scopes.splice(0).map((scope) => Effect.runPromise(Scope.close(scope, Exit.void))))
   await Promise.all(fakes.splice(0).map((fake) => fake.close()))
 })
@@ -58,6 +58,8 @@ interface Setup {
   readonly replies?: ReadonlyArray<Reply>
   readonly imageInput?: boolean
   readonly hooks?: HookPipeline
+  /** The session's secrets (none by default). */
+  readonly secrets?: ReadonlyArray<string>
 }
 
 /** The servers with sampling wired as a session wires it; calls `tool` and returns its output, the notes and the fake LLM. */
@@ -73,13 +75,15 @@ const callWith = async (setup: Setup, tool: string, args: unknown) => {
   const scope = Effect.runSync(Scope.make())
   scopes.push(scope)
   const plans = Object.entries(setup.servers).map(([name, settings]) => planServer(name, settings, { workspace, env: process.env, baseEnv: env() }))
+  const redactor = Effect.runSync(Redactor.make(setup.secrets ?? []))
   const mcp = await Effect.runPromise(
     makeMcpServers({
       plans,
       roots: () => [workspace],
+      redactor,
       note,
       sample: (server, params, signal) =>
-        answerSampling({ asker: setup.asker, model: samplingModel(engine, { providers, hooks: setup.hooks }), note }, server, params, signal)
+        answerSampling({ asker: setup.asker, model: samplingModel(engine, { providers, hooks: setup.hooks, redactor }), note }, server, params, signal)
     }).pipe(Scope.extend(scope))
   )
   await Effect.runPromise(mcp.beforeTurn)
@@ -87,7 +91,7 @@ const callWith = async (setup: Setup, tool: string, args: unknown) => {
   if (found === undefined) throw new Error(`no ${tool} among ${mcp.tools().map((t) => t.name).join(", ")}`)
   const spillDir = await tempDir()
   const run = (input: unknown): Promise<ToolOutput> =>
-    Effect.runPromise(found.run(input as never, { fence: makePathFence(workspace, []), sessionId: "t", spill: makeSpill(spillDir), spillDir }))
+    Effect.runPromise(found.run(input as never, { fence: makePathFence(workspace, []), sessionId: "t", secrets: noSecrets, spill: makeSpill(spillDir), spillDir }))
   const output = await run(args)
   const modelRequests = fake.requests.filter((request) => request.path === "/v1/chat/completions")
   return { output, notes, modelRequests, toolNames: mcp.tools().map((t) => t.name), run, fake }
@@ -203,10 +207,9 @@ describe("sampling with \"sampling\": true (server-everything's trigger-sampling
         }
       })
     ])
-    installSecrets(["sk-sampling-secret-0123456789"])
     const { asker, asked } = operator("Send")
     const { modelRequests } = await callWith(
-      { servers: { everything: everything({ sampling: true }) }, asker, replies: [{ text: "ok" }], hooks: pipeline },
+      { servers: { everything: everything({ sampling: true }) }, asker, replies: [{ text: "ok" }], hooks: pipeline, secrets: ["sk-sampling-secret-0123456789"] },
       "mcp__everything__trigger-sampling-request",
       { prompt: "the key is sk-sampling-secret-0123456789" }
     )

@@ -15,7 +15,6 @@ import type { Config } from "../../../src/config/schema.ts"
 import type { OperatorShape } from "../../../src/engine/operator.ts"
 import { runTurn } from "../../../src/engine/turn.ts"
 import type { Question } from "../../../src/tools/questions.ts"
-import { installSecrets } from "../../../src/session/redact.ts"
 import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
 import { everythingServer, probeServer } from "../../support/mcp/servers.ts"
 import { preparedSession } from "../../support/prepared.ts"
@@ -24,7 +23,6 @@ import { tempDir } from "../../support/temp.ts"
 
 const servers: Array<FakeLlm> = []
 afterEach(async () => {
-  installSecrets([])
   await Promise.all(servers.splice(0).map((server) => server.close()))
 })
 

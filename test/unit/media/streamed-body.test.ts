@@ -52,7 +52,7 @@ describe("withStreamedImages", () => {
     // Not a multiple of 3 and larger than one chunk: padding only at the very end.
     const png = Buffer.concat([makePng(700, 400, { noise: true }), Buffer.from([1])])
     const { file, sha256 } = await stored(png)
-    const token = streamedImageToken(sha256, file, png.length)
+    const token = await streamedImageToken(sha256, file, png.length)
     const body = JSON.stringify({ messages: [{ content: [{ text: "héllo ✓" }, { url: `data:image/png;base64,${token}` }] }] })
     const response = await send(url, { method: "POST", body, headers: { "content-type": "application/json" } })
     expect(response.status).toBe(200)
@@ -67,7 +67,7 @@ describe("withStreamedImages", () => {
   it("streams the same image twice in one body", async () => {
     const png = makePng(10, 10)
     const { file, sha256 } = await stored(png)
-    const token = streamedImageToken(sha256, file, png.length)
+    const token = await streamedImageToken(sha256, file, png.length)
     await send(url, { method: "POST", body: JSON.stringify({ a: token, b: token }) })
     expect(received.at(-1)?.body).toBe(JSON.stringify({ a: png.toString("base64"), b: png.toString("base64") }))
   })
@@ -80,7 +80,7 @@ describe("withStreamedImages", () => {
   it("fails the request, sending nothing false, when the file changed after it was checked", async () => {
     const png = makePng(300, 300, { noise: true })
     const { file, sha256 } = await stored(png)
-    const token = streamedImageToken(sha256, file, png.length)
+    const token = await streamedImageToken(sha256, file, png.length)
     const damaged = Buffer.from(png)
     damaged[damaged.length - 10] = (damaged[damaged.length - 10] ?? 0) ^ 0xff
     fs.writeFileSync(file, damaged)
@@ -94,8 +94,31 @@ describe("withStreamedImages", () => {
   it("refuses a token of this process that names no prepared image", async () => {
     const png = makePng(2, 2)
     const { file, sha256 } = await stored(png)
-    const token = streamedImageToken(sha256, file, png.length)
+    const token = await streamedImageToken(sha256, file, png.length)
     const unknown = token.replace(sha256, "f".repeat(64))
     await expect(send(url, { method: "POST", body: JSON.stringify({ image: unknown }) })).rejects.toThrow("not prepared for sending")
+  })
+
+  it("refuses a token whose file, size or signature was changed: only what this process prepared is read and sent", async () => {
+    const png = makePng(4, 4)
+    const { file, sha256 } = await stored(png)
+    const secret = path.join(path.dirname(file), "id_ed25519")
+    fs.writeFileSync(secret, "-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    const token = await streamedImageToken(sha256, file, png.length)
+    const [head = "", size = "", fileHex = "", mac = ""] = token.split(".")
+    const hexOf = (text: string) => Buffer.from(text, "utf8").toString("hex")
+    const forged = [
+      [head, size, hexOf(secret), mac].join("."),
+      [head, String(png.length + 1), fileHex, mac].join("."),
+      [head, size, fileHex, "0".repeat(64)].join(".")
+    ]
+    const before = received.length
+    for (const candidate of forged) {
+      await expect(send(url, { method: "POST", body: JSON.stringify({ image: candidate }) })).rejects.toThrow("not prepared for sending")
+    }
+    expect(received.length).toBe(before)
+    // The genuine token still sends the image.
+    await send(url, { method: "POST", body: JSON.stringify({ image: token }) })
+    expect(received.at(-1)?.body).toBe(JSON.stringify({ image: png.toString("base64") }))
   })
 })

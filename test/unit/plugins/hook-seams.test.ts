@@ -15,6 +15,7 @@ import { Renderer } from "../../../src/engine/renderer.ts"
 import { executeToolCall } from "../../../src/engine/executor.ts"
 import { askSideQuestion } from "../../../src/engine/side-question.ts"
 import { Toolbox } from "../../../src/engine/toolbox.ts"
+import { Redactor } from "../../../src/secrets/redactor.ts"
 import { runTurn } from "../../../src/engine/turn.ts"
 import { MediaStore } from "../../../src/media/media-store.ts"
 import type { LoadedPlugin } from "../../../src/plugins/loaded.ts"
@@ -74,7 +75,7 @@ const setup = async (plugins: ReadonlyArray<LoadedPlugin>, answers: ReadonlyArra
       approve: (request) => Effect.sync(() => (asked.push(request), queue.shift() ?? { _tag: "NoOperator" as const })),
       askQuestions: () => Effect.succeed({ _tag: "NoOperator" as const })
     }),
-    Toolbox.layerTest(tools, document.id).pipe(Layer.provideMerge(ApprovalPolicy.layerTest(home))),
+    Toolbox.layerTest(tools, document.id).pipe(Layer.provideMerge(Layer.merge(ApprovalPolicy.layerTest(home), Redactor.layerTest()))),
     storeLayer,
     MediaStore.layerTest(),
     PluginLoader.layerTest(plugins, { note: (text) => Effect.sync(() => notes.push(text)) }),

@@ -2,12 +2,13 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
+import { KeyedSemaphore } from "../../../src/files/keyed-semaphore.ts"
 import { replaceFile } from "../../../src/tools/edit-files.ts"
 import { lazyTool, type Tool } from "../../../src/tools/tool.ts"
 import { editSpec } from "../../../src/tools/write-specs.ts"
 import { cleanupFixtures, makeFixture, run, runError } from "./support.ts"
 
-const editTool: Tool = lazyTool(editSpec, () => import("../../../src/tools/edit.ts").then((module) => module.editFile))
+const editTool: Tool = lazyTool(editSpec, () => import("../../../src/tools/edit.ts").then((module) => module.makeEditFile(new KeyedSemaphore())))
 
 afterEach(cleanupFixtures)
 

@@ -26,6 +26,7 @@ import { makePng } from "../../support/images.ts"
 import { preparedSession } from "../../support/prepared.ts"
 import { silentRenderer } from "../../support/renderer.ts"
 import { tempDir } from "../../support/temp.ts"
+import { noSecrets } from "../../../src/secrets/secrets.ts"
 
 const servers: Array<FakeLlm> = []
 afterEach(async () => {
@@ -176,6 +177,7 @@ describe("view_image", () => {
     const context: ToolContext = {
       fence: makePathFence(root),
       sessionId: "s",
+      secrets: noSecrets,
       spill: () => Effect.succeed("/dev/null"),
       images: { attach: () => Effect.sync(() => void attached++).pipe(Effect.flatMap(() => Effect.die("attached"))) }
     }

@@ -9,6 +9,7 @@ import { makePathFence } from "../../../src/approval/path-fence.ts"
 import { makeBuiltinTools } from "../../../src/tools/builtin.ts"
 import { SearchIndexCache } from "../../../src/search/cache.ts"
 import { ToolError, type Tool, type ToolContext, type ToolFailure, type ToolOutput } from "../../../src/tools/tool.ts"
+import { noSecrets } from "../../../src/secrets/secrets.ts"
 
 export type Tree = Readonly<Record<string, string | Uint8Array>>
 
@@ -62,7 +63,7 @@ export const makeFixture = async (files: Tree = {}, outsideFiles: Tree = {}): Pr
       },
       catch: (error) => new ToolError({ message: String(error) })
     })
-  return { base, workspace, outside, spillDir, spilled, context: { fence, sessionId: "test-session", spill } }
+  return { base, workspace, outside, spillDir, spilled, context: { fence, sessionId: "test-session", secrets: noSecrets, spill } }
 }
 
 export const cleanupFixtures = async (): Promise<void> => {

@@ -2,11 +2,12 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
+import { KeyedSemaphore } from "../../../src/files/keyed-semaphore.ts"
 import { lazyTool, type Tool } from "../../../src/tools/tool.ts"
 import { writeSpec } from "../../../src/tools/write-specs.ts"
 import { cleanupFixtures, makeFixture, run, runError } from "./support.ts"
 
-const writeTool: Tool = lazyTool(writeSpec, () => import("../../../src/tools/write.ts").then((module) => module.writeFile))
+const writeTool: Tool = lazyTool(writeSpec, () => import("../../../src/tools/write.ts").then((module) => module.makeWriteFile(new KeyedSemaphore())))
 
 afterEach(cleanupFixtures)
 

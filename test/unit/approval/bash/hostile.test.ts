@@ -11,6 +11,7 @@ import { decide, type ApprovalMode } from "../../../../src/approval/policy.ts"
 import { editSpec, writeSpec } from "../../../../src/tools/write-specs.ts"
 import { addSubmodule, git as gitIn, makeRepo } from "../../../support/git-repos.ts"
 import { controls, hookedRepos, hostileLines, hostileRepos, outside, protectedWrites, suiteEnvironment } from "./hostile-corpus.ts"
+import { noSecrets } from "../../../../src/secrets/secrets.ts"
 
 /*
  * The classifier suite of issue 16, through the real classifier and decide(). Fixture (real files):
@@ -108,7 +109,7 @@ describe("the hostile suite", () => {
 })
 
 describe("protected files through the built-in edit and write tools", () => {
-  const context = () => ({ fence, sessionId: "s", spill: () => Effect.succeed("/dev/null") })
+  const context = () => ({ fence, sessionId: "s", secrets: noSecrets, spill: () => Effect.succeed("/dev/null") })
   const targets = [".git/config", ".git/hooks/pre-commit", ".git/hooks/post-index-change", ".gitmodules", ".crystal/config.json", ".bashrc", ".profile", ".zshrc", ".envrc", ".npmrc", "lib/site.pth", ".gitconfig", "vendor/pager/.git/config", ".husky/pre-commit"]
 
   it.each(targets)("write %s asks under edit and full approval", (target) => {

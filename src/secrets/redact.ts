@@ -1,63 +1,23 @@
 /**
- * The session's known secrets (provider keys and the operator's excluded variables, see
- * src/bash/shell-env.ts) never leave a tool: every occurrence in a tool output is replaced by
- * `[redacted]` before the output is stored, spilled, exported or sent. Two places apply it:
+ * Known secrets never leave a tool: every occurrence in a tool output is replaced by `[redacted]`
+ * before the output is stored, spilled, exported or sent. Two places apply it, each with the
+ * session's secrets (its Redactor, redactor.ts):
  *   - src/engine/executor.ts, on every tool's result and every text a tool spills;
  *   - src/bash/spawn.ts, on the shell's output stream as it arrives, so that a background log read
  *     at any offset (bash_logs) or cut in the middle by a cap never holds a piece of a key.
  * A key cut by a cap (a long line, the dropped middle of a huge output) can still leave a fragment:
  * the first or last 12 characters of a secret, and whatever continues them, are redacted too.
+ * Everything here is a pure function of the text and the secrets given.
  */
+import { FRAGMENT, type Secrets } from "./secrets.ts"
 
 export const REDACTED = "[redacted]"
 
-/** The shortest piece of a secret treated as the secret, wherever it is (a cut key). */
-const FRAGMENT = 12
 /** Where a tool cut a text (the end, a `… [+N chars]` or `[… N bytes … dropped …]` note), a shorter piece is enough. */
 const EDGE = 6
 /** A secret's beginning, at least EDGE characters of it, just before a cut; or its end just after one. */
 const CUT_BEFORE = /…|$/y
 const CUT_AFTER = /(?:^|…\]?\n?)$/
-
-let secrets: ReadonlyArray<string> = []
-let secretBuffers: ReadonlyArray<Buffer> = []
-let longest = 0
-/** Every FRAGMENT-long piece of every longer secret, made on the first holdsSecret after an install. */
-let pieces: ReadonlySet<string> | undefined
-
-let deferred: (() => Iterable<string>) | undefined
-
-/**
- * Sets the values to redact (replacing earlier ones); longest first, so a key containing another
- * goes whole. A function is called on the first redaction instead: start-up does not pay for it.
- */
-export const installSecrets = (values: Iterable<string> | (() => Iterable<string>)): void => {
-  if (typeof values === "function") {
-    deferred = values
-    return
-  }
-  deferred = undefined
-  secrets = [...new Set(values)].filter((value) => value.length > 0).sort((a, b) => b.length - a.length)
-  secretBuffers = secrets.map((value) => Buffer.from(value, "utf8"))
-  pieces = undefined
-  longest = secretBuffers.reduce((max, value) => Math.max(max, value.length), 0)
-}
-
-/**
- * Adds values to the ones installed (an MCP server's `${env:…}` credentials, known only once its
- * entry is expanded); a deferred list stays deferred. The next installSecrets replaces them too.
- */
-export const addSecrets = (values: Iterable<string>): void => {
-  const more = [...values].filter((value) => value.length > 0)
-  if (more.length === 0) return
-  const pending = deferred
-  if (pending !== undefined) deferred = () => [...pending(), ...more]
-  else installSecrets([...secrets, ...more])
-}
-
-const settle = (): void => {
-  if (deferred !== undefined) installSecrets(deferred())
-}
 
 /** Replaces each run of `text` that starts with the secret's first characters and continues it. */
 const redactForward = (text: string, secret: string, anchor: string): string => {
@@ -93,38 +53,36 @@ const redactBackward = (text: string, secret: string, anchor: string): string =>
   return parts.length === 0 ? text : text.slice(0, end) + parts.join("")
 }
 
-/** `text` with every known secret, and every cut piece of one at least 12 characters long, replaced. */
-export const redactText = (text: string): string => {
-  settle()
-  if (secrets.length === 0) return text
+/** `text` with every secret, and every cut piece of one at least 12 characters long, replaced. */
+export const redactText = (secrets: Secrets, text: string): string => {
+  if (secrets.none) return text
   let result = text
-  for (const secret of secrets) {
+  for (const secret of secrets.values) {
     if (result.includes(secret)) result = result.split(secret).join(REDACTED)
   }
-  for (const secret of secrets) {
+  for (const secret of secrets.values) {
     if (secret.length <= FRAGMENT) continue
     const head = secret.slice(0, FRAGMENT)
     if (result.includes(head)) result = redactForward(result, secret, head)
     const tail = secret.slice(-FRAGMENT)
     if (result.includes(tail)) result = redactBackward(result, secret, tail)
   }
-  for (const secret of secrets) {
+  for (const secret of secrets.values) {
     if (secret.length > EDGE) result = redactCutEdges(result, secret)
   }
   return result
 }
 
 /**
- * Does `text` hold a known secret, or any piece of one at least FRAGMENT characters long, wherever
- * the piece starts? Stricter than redactText, which takes a piece only at a secret's start or end
+ * Does `text` hold a secret, or any piece of one at least FRAGMENT characters long, wherever the
+ * piece starts? Stricter than redactText, which takes a piece only at a secret's start or end
  * (where a cap cuts a key): this is for names (a tool's), which cannot be rewritten and are short,
  * so any piece is refused, and one composed from the middle of a key is caught too.
  */
-export const holdsSecret = (text: string): boolean => {
-  settle()
-  if (secrets.length === 0) return false
-  if (secrets.some((secret) => text.includes(secret))) return true
-  pieces ??= new Set(secrets.flatMap((secret) => Array.from({ length: Math.max(0, secret.length - FRAGMENT + 1) }, (_, at) => secret.slice(at, at + FRAGMENT))))
+export const holdsSecret = (secrets: Secrets, text: string): boolean => {
+  if (secrets.none) return false
+  if (secrets.values.some((secret) => text.includes(secret))) return true
+  const pieces = secrets.pieces
   for (let at = 0; at + FRAGMENT <= text.length; at++) {
     if (pieces.has(text.slice(at, at + FRAGMENT))) return true
   }
@@ -135,10 +93,10 @@ export const holdsSecret = (text: string): boolean => {
  * A JSON value (a tool's parameter schema) with the secrets redacted in its text; `fallback` when a
  * secret straddled JSON syntax and the redacted text no longer parses.
  */
-export const redactJson = <A>(value: A, fallback: A): A => {
+export const redactJson = <A>(secrets: Secrets, value: A, fallback: A): A => {
   const text = JSON.stringify(value)
   if (text === undefined) return value
-  const redacted = redactText(text)
+  const redacted = redactText(secrets, text)
   if (redacted === text) return value
   try {
     return JSON.parse(redacted) as A
@@ -177,27 +135,27 @@ export interface RedactingSink {
 }
 
 /** How many bytes at the end of `data` could be the start of a secret: held back until the next chunk. */
-const partialAtEnd = (data: Buffer): number => {
-  for (let size = Math.min(longest - 1, data.length); size > 0; size--) {
+const partialAtEnd = (secrets: Secrets, data: Buffer): number => {
+  for (let size = Math.min(secrets.longest - 1, data.length); size > 0; size--) {
     const end = data.subarray(data.length - size)
-    if (secretBuffers.some((secret) => secret.length > size && secret.subarray(0, size).equals(end))) return size
+    if (secrets.buffers.some((secret) => secret.length > size && secret.subarray(0, size).equals(end))) return size
   }
   return 0
 }
 
 /**
  * A byte stream with the secrets replaced, across chunk boundaries: only the few bytes at the end
- * of a chunk that begin a secret wait for the next one, so output is not delayed otherwise.
+ * of a chunk that begin a secret wait for the next one, so output is not delayed otherwise. The
+ * secrets are the ones given when the stream starts (a command's, when it is spawned).
  */
-export const redactingSink = (sink: (chunk: Buffer) => void): RedactingSink => {
+export const redactingSink = (secrets: Secrets, sink: (chunk: Buffer) => void): RedactingSink => {
+  if (secrets.none) return { write: sink, flush: () => {} }
   let pending: Buffer | undefined
   return {
     write: (chunk) => {
-      settle()
-      if (secretBuffers.length === 0) return sink(chunk)
       let data = pending === undefined ? chunk : Buffer.concat([pending, chunk])
       pending = undefined
-      for (const secret of secretBuffers) {
+      for (const secret of secrets.buffers) {
         if (data.indexOf(secret) < 0) continue
         const parts: Array<Buffer> = []
         let last = 0
@@ -208,7 +166,7 @@ export const redactingSink = (sink: (chunk: Buffer) => void): RedactingSink => {
         parts.push(data.subarray(last))
         data = Buffer.concat(parts)
       }
-      const held = partialAtEnd(data)
+      const held = partialAtEnd(secrets, data)
       if (held > 0) {
         pending = Buffer.from(data.subarray(data.length - held))
         data = data.subarray(0, data.length - held)
