@@ -1,14 +1,16 @@
 /**
- * Spawns config.json's stdio MCP servers (src/mcp/early-servers.ts) as a side effect of being
- * evaluated, for a command line that starts a session in the current directory (`crystal`,
- * `crystal run` without --resume/--continue: a resumed session's workspace may be elsewhere).
- * src/main.ts imports it just before src/cli/entry.ts, and nothing it imports loads Effect, so it
- * runs before Effect and the rest of the CLI evaluate (~40 ms in the binary): imported by
- * entry.ts it ran only after the chunk Effect shares with the other commands
- * (test/unit/startup-bundle.test.ts).
+ * What starts before the runtime, for a command line that starts a session in the current
+ * directory (`crystal`, `crystal run`, `crystal space` without --resume/--continue): config.json's
+ * stdio MCP servers are spawned (src/mcp/early-servers.ts; not for `space`, whose workspace is
+ * elsewhere) and the connection to the model's provider is opened (./early-connect.ts). Both
+ * happen as a side effect of this module being evaluated: src/main.ts imports it just before
+ * src/cli/entry.ts, and nothing it imports loads Effect, so it runs before Effect and the rest of
+ * the CLI evaluate (~15–20 ms in the binary, docs/startup.md); imported by entry.ts it ran only
+ * after the chunk Effect shares with the other commands (test/unit/startup-bundle.test.ts).
  */
 import { closingSignals, signalExitCode } from "../../layers/exit-code.ts"
 import { startEarlyServers } from "../mcp/early-servers.ts"
+import { connectEarly } from "./early-connect.ts"
 import { parseFast } from "./fast-args.ts"
 
 /**
@@ -26,6 +28,7 @@ const exitOnSignalMeanwhile = (): void => {
 }
 
 const invocation = parseFast(process.argv.slice(2))
-if (invocation !== undefined && invocation._tag !== "Space" && invocation.flags.resume === undefined && !invocation.flags.continue) {
-  if (startEarlyServers(process.env, process.cwd())) exitOnSignalMeanwhile()
+if (invocation !== undefined && invocation.flags.resume === undefined && !invocation.flags.continue) {
+  if (invocation._tag !== "Space" && startEarlyServers(process.env, process.cwd())) exitOnSignalMeanwhile()
+  connectEarly(invocation.flags, process.env)
 }
