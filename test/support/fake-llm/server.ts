@@ -17,7 +17,10 @@ export interface FakeLlm {
   readonly url: string
   /** Every request received, model request or not, in order of arrival. */
   readonly requests: ReadonlyArray<RecordedRequest>
-  /** When each TCP connection was accepted (epoch ms, as RecordedRequest.receivedAt), in order. */
+  /**
+   * When each TCP connection was accepted (epoch ms, as RecordedRequest.receivedAt), in order.
+   * Under Node's http; Bun's node:http reports a connection only with its first request.
+   */
   readonly connections: ReadonlyArray<number>
   /** Appends replies; each model request consumes the next one. */
   readonly script: (replies: ReadonlyArray<Reply>) => void
