@@ -25,6 +25,10 @@ const httpURL = (baseURL: string): URL | undefined => {
   }
 }
 
+/** fetch then goes through a proxy, which resolves the name itself (Bun's preconnect opens nothing then either). */
+const proxyVariables = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"]
+const proxied = (): boolean => proxyVariables.some((name) => (process.env[name] ?? "") !== "")
+
 const warm = (url: URL): void => {
   const bun = (globalThis as { readonly Bun?: { readonly dns?: BunNetworking } }).Bun
   const bunFetch = fetch as typeof fetch & BunNetworking
@@ -35,6 +39,7 @@ const warm = (url: URL): void => {
   } catch {
     // The default port (see above): the lookup at least.
   }
+  if (proxied()) return
   try {
     bun.dns?.prefetch?.(url.hostname, Number(url.port || (url.protocol === "https:" ? 443 : 80)))
   } catch {

@@ -2,7 +2,8 @@
  * Warming the way to the provider under Bun (src/providers/preconnect.ts): a base URL on its own
  * port gets its TCP connection ahead of the first request; one on the scheme's default port (every
  * hosted API), which Bun 1.4's fetch.preconnect refuses, gets its DNS lookup ahead instead, and
- * start-up goes on (the refusal threw out of the early start before).
+ * start-up goes on (the refusal threw out of the early start before). Through a proxy the name is
+ * the proxy's to resolve.
  */
 import { spawn } from "node:child_process"
 import * as net from "node:net"
@@ -24,8 +25,9 @@ interface Warmed {
 }
 
 /** Runs the script on `urls`; it stays until the test ends. */
-const warm = async (urls: ReadonlyArray<string>): Promise<Warmed> => {
-  const child = spawn(bun, [script, ...urls], { stdio: ["pipe", "pipe", "inherit"] })
+const warm = async (urls: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Warmed> => {
+  const withoutProxies = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(https?|all|no)_proxy$/i.test(name)))
+  const child = spawn(bun, [script, ...urls], { stdio: ["pipe", "pipe", "inherit"], env: { ...withoutProxies, ...env } })
   const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)))
   cleanups.push(() => child.stdin.end())
   let stdout = ""
@@ -59,5 +61,10 @@ describe("warming the way to the provider", () => {
   it("looks up the name of one on the default port, which Bun cannot preconnect, and goes on", async () => {
     const warmed = await warm(["https://localhost/v1"])
     expect(warmed.dns.totalCount).toBe(1)
+  })
+
+  it("leaves the name to the proxy when requests go through one", async () => {
+    const warmed = await warm(["https://localhost/v1"], { HTTPS_PROXY: "http://127.0.0.1:9" })
+    expect(warmed.dns.totalCount).toBe(0)
   })
 })
