@@ -2,11 +2,12 @@
  * What starts before the runtime, for a command line that starts a session in the current
  * directory (`crystal`, `crystal run`, `crystal space` without --resume/--continue): config.json's
  * stdio MCP servers are spawned (src/mcp/early-servers.ts; not for `space`, whose workspace is
- * elsewhere) and the connection to the model's provider is opened (./early-connect.ts). Both
- * happen as a side effect of this module being evaluated: src/main.ts imports it just before
- * src/cli/entry.ts, and nothing it imports loads Effect, so it runs before Effect and the rest of
- * the CLI evaluate (~15–20 ms in the binary, docs/startup.md); imported by entry.ts it ran only
- * after the chunk Effect shares with the other commands (test/unit/startup-bundle.test.ts).
+ * elsewhere) and the way to the model's provider is warmed (./early-connect.ts: its connection,
+ * or its DNS lookup). Both happen as a side effect of this module being evaluated: src/main.ts
+ * imports it just before src/cli/entry.ts, and nothing it imports loads Effect, so it runs before
+ * Effect and the rest of the CLI evaluate (~20 ms in the binary, docs/startup.md); imported by
+ * entry.ts it ran only after the chunk Effect shares with the other commands
+ * (test/unit/startup-bundle.test.ts).
  */
 import { closingSignals, signalExitCode } from "../../layers/exit-code.ts"
 import { startEarlyServers } from "../mcp/early-servers.ts"

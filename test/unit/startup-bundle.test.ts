@@ -70,12 +70,13 @@ describe("the start-up bundle", () => {
     expect(chunks.length, `start-up chunks: ${chunks.join(", ")} (a top-level await somewhere?)`).toBeLessThanOrEqual(3)
   })
 
-  it("spawns config.json's MCP servers from code that loads neither Effect nor the SDK", { timeout: 120_000 }, () => {
+  it("spawns config.json's MCP servers and warms the provider's connection from code that loads neither Effect nor the SDK", { timeout: 120_000 }, () => {
     const meta = bundle()
     const early = Object.keys(meta.outputs).find((name) => meta.outputs[name]?.entryPoint === "src/cli/early-start.ts")
     expect(early).toBeDefined()
     const inputs = staticChunks(meta, early ?? "").flatMap((name) => Object.keys(meta.outputs[name]?.inputs ?? {}))
     expect(inputs).toContain("src/mcp/server-process.ts")
+    expect(inputs).toContain("src/providers/model-choice.ts")
     expect(inputs.filter((input) => input.includes("node_modules/"))).toEqual([])
   })
 })
