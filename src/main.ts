@@ -12,7 +12,7 @@ if (argv.length === 1 && argv[0] === "--version") {
   // Crystal itself, inside a session's OS sandbox (src/bash/sandbox-session.ts).
   void import("./bash/sandbox-supervisor.ts").then((supervisor) => supervisor.runSupervisor())
 } else {
-  // First, in a chunk of its own: config.json's MCP servers boot while the rest loads (cli/early-mcp.ts).
-  void import("./cli/early-mcp.ts")
+  // First, in a chunk of its own: MCP servers boot and the provider connection warms while the rest loads (cli/early-start.ts).
+  void import("./cli/early-start.ts")
   void import("./cli/entry.ts").then((entry) => entry.main(argv, pkg.version))
 }

@@ -4,7 +4,9 @@
  * same run (runs are interleaved so machine noise hits both alike):
  *   - `crystal --version`: wall time to exit, and peak RSS;
  *   - `crystal run`: wall time until its first request reaches a local fake LLM server, and the
- *     peak RSS of the whole run.
+ *     peak RSS of the whole run;
+ *   - `crystal run`: wall time until the provider's connection is accepted (runs of their own,
+ *     through a TCP pass-through that notes the accept, so the figures above stay without it).
  * With `--baseline PATH`, another crystal binary (an earlier commit's build) is measured in the
  * same interleaved runs, and the change is printed against it. With `--plugin`, the run is also
  * measured with one trivial plugin in the home (an onPrompt hook in a .mjs), interleaved too.
@@ -16,6 +18,7 @@ import * as path from "node:path"
 import { preciseNow } from "../../test/support/fake-llm/recorded-request.ts"
 import { startFakeLlm } from "../../test/support/fake-llm/server.ts"
 import { compileEmptyProgram, crystalBinary, median, ms, peakRss, ratio, requireCrystalBinary, rssText, timeProcess } from "./measure.ts"
+import { startTcpTap } from "./tcp-tap.ts"
 
 const runsFlag = process.argv.indexOf("--runs")
 const runs = runsFlag > 0 ? Number(process.argv[runsFlag + 1]) : 30
@@ -40,6 +43,13 @@ fs.writeFileSync(
   })
 )
 const env = { ...process.env, CRYSTAL_HOME: home, NO_COLOR: "1" } as Record<string, string>
+const tap = await startTcpTap(Number(new URL(fake.url).port))
+const tapHome = fs.mkdtempSync(path.join(os.tmpdir(), "crystal-bench-tap-home-"))
+fs.writeFileSync(
+  path.join(tapHome, "config.json"),
+  JSON.stringify({ model: "local/bench", providers: { local: { protocol: "openai-chat", baseURL: `${tap.url}/v1`, models: { bench: {} } } } })
+)
+const tapEnv = { ...env, CRYSTAL_HOME: tapHome }
 const pluginHome = fs.mkdtempSync(path.join(os.tmpdir(), "crystal-bench-plugin-home-"))
 fs.copyFileSync(path.join(home, "config.json"), path.join(pluginHome, "config.json"))
 fs.mkdirSync(path.join(pluginHome, "plugins", "trivial"), { recursive: true })
@@ -60,8 +70,23 @@ const timeFirstRequest = async (binary = crystalBinary, runEnv = env): Promise<n
   return request.receivedAt - started
 }
 
-const times = { empty: [] as Array<number>, version: [] as Array<number>, run: [] as Array<number>, plugin: [] as Array<number> }
-const baseTimes = { version: [] as Array<number>, run: [] as Array<number> }
+/** Spawn → the provider's connection is accepted (through the tap). The child then finishes its turn. */
+const timeConnection = async (binary: string): Promise<number> => {
+  fake.script([{ text: "ok" }])
+  const seen = fake.requests.length
+  const accepted = tap.accepted.length
+  const started = preciseNow()
+  const child = Bun.spawn([binary, ...runArgv.slice(1)], { cwd: workspace, env: tapEnv, stdout: "ignore", stderr: "ignore", stdin: "ignore" })
+  await fake.waitForRequest(seen + 1, { timeoutMs: 10_000 })
+  const code = await child.exited
+  if (code !== 0) throw new Error(`crystal run exited with ${code}`)
+  const at = tap.accepted[accepted]
+  if (at === undefined) throw new Error("the request came without a connection through the tap")
+  return at - started
+}
+
+const times = { empty: [] as Array<number>, version: [] as Array<number>, run: [] as Array<number>, connect: [] as Array<number>, plugin: [] as Array<number> }
+const baseTimes = { version: [] as Array<number>, run: [] as Array<number>, connect: [] as Array<number> }
 for (let i = 0; i < warmup + runs; i++) {
   const e = await timeProcess([empty])
   const v = await timeProcess([crystalBinary, "--version"])
@@ -71,14 +96,18 @@ for (let i = 0; i < warmup + runs; i++) {
   const bv = baseline === undefined ? undefined : await timeProcess([baseline, "--version"])
   const br = baseline === undefined ? undefined : await timeFirstRequest(baseline)
   const rp = early ?? (withPlugin ? await timeFirstRequest(crystalBinary, pluginEnv) : undefined)
+  const c = await timeConnection(crystalBinary)
+  const bc = baseline === undefined ? undefined : await timeConnection(baseline)
   if (i < warmup) continue
+  times.connect.push(c)
   if (rp !== undefined) times.plugin.push(rp)
   times.empty.push(e)
   times.version.push(v)
   times.run.push(r)
-  if (bv !== undefined && br !== undefined) {
+  if (bv !== undefined && br !== undefined && bc !== undefined) {
     baseTimes.version.push(bv)
     baseTimes.run.push(br)
+    baseTimes.connect.push(bc)
   }
 }
 const rss = { empty: [] as Array<number>, version: [] as Array<number>, run: [] as Array<number> }
@@ -92,28 +121,34 @@ for (let i = 0; i < 5; i++) {
   rss.version.push(v)
   rss.run.push(r)
 }
+await tap.close()
 await fake.close()
 fs.rmSync(home, { recursive: true, force: true })
+fs.rmSync(tapHome, { recursive: true, force: true })
 fs.rmSync(pluginHome, { recursive: true, force: true })
 fs.rmSync(workspace, { recursive: true, force: true })
 fs.rmSync(path.dirname(empty), { recursive: true, force: true })
 
 const medianOrUndefined = (values: ReadonlyArray<number>) => (values.length === 0 ? undefined : median(values))
-const t = { empty: median(times.empty), version: median(times.version), run: median(times.run) }
+const t = { empty: median(times.empty), version: median(times.version), run: median(times.run), connect: median(times.connect) }
 const m = { empty: medianOrUndefined(rss.empty), version: medianOrUndefined(rss.version), run: medianOrUndefined(rss.run) }
 
 console.log(`startup: ${runs} interleaved runs each (medians), ${os.cpus().length} cores`)
 console.log(`  empty Bun binary             ${ms(t.empty).padStart(9)}            peak RSS ${rssText(m.empty)}`)
 console.log(`  crystal --version            ${ms(t.version).padStart(9)}  ${ratio(t.version, t.empty).padStart(6)} empty  peak RSS ${rssText(m.version)}`)
 console.log(`  crystal run → first request  ${ms(t.run).padStart(9)}  ${ratio(t.run, t.empty).padStart(6)} empty  peak RSS ${rssText(m.run)} (whole run)`)
+console.log(`  crystal run → connection     ${ms(t.connect).padStart(9)}  ${ratio(t.connect, t.empty).padStart(6)} empty  (the provider's TCP connection accepted)`)
 if (withPlugin) {
   const p = median(times.plugin)
   console.log(`  … with one trivial plugin    ${ms(p).padStart(9)}  ${p >= t.run ? "+" : ""}${ms(p - t.run)} over the run without (target ≤ +5 ms)`)
 }
 if (baseline !== undefined) {
-  const b = { version: median(baseTimes.version), run: median(baseTimes.run) }
+  const b = { version: median(baseTimes.version), run: median(baseTimes.run), connect: median(baseTimes.connect) }
   const change = (now: number, before: number) => `${now >= before ? "+" : ""}${(((now - before) / before) * 100).toFixed(1)}%`
+  const line = (name: string, before: number, now: number) =>
+    `    ${name.padEnd(24)} ${ms(before).padStart(9)}  ${ratio(before, t.empty).padStart(6)} empty  this build ${change(now, before)}`
   console.log(`  baseline ${path.relative(process.cwd(), baseline)}:`)
-  console.log(`    --version                  ${ms(b.version).padStart(9)}  this build ${change(t.version, b.version)}`)
-  console.log(`    run → first request        ${ms(b.run).padStart(9)}  this build ${change(t.run, b.run)}`)
+  console.log(line("--version", b.version, t.version))
+  console.log(line("run → first request", b.run, t.run))
+  console.log(line("run → connection", b.connect, t.connect))
 }

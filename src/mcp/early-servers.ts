@@ -4,7 +4,7 @@
  * `npx …` or a Node script takes hundreds of milliseconds to boot; spawned here, before Effect
  * and the session load (~40 ms in the binary), its boot overlaps all of Crystal's own start.
  *
- * Only for a command line that starts a session in the current directory (src/cli/early-mcp.ts
+ * Only for a command line that starts a session in the current directory (src/cli/early-start.ts
  * decides), and only for what the operator's own config.json names: a
  * workspace's .crystal/mcp.json waits for the trust question, as before. This module reads the
  * file raw; the session validates it as usual and takes a process over only when the command it

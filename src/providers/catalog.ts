@@ -1,202 +1,27 @@
+/**
+ * The model catalog as the session uses it (src/providers/model-choice.ts makes the choice): a
+ * refused choice or a missing key is a ConfigError, nothing named at all a NoModelConfigured.
+ */
 import * as Either from "effect/Either"
 import { ConfigError, NoModelConfigured } from "../config/errors.ts"
-import type { Config, ModelSettings, Protocol } from "../config/schema.ts"
-import { builtinProviders, findBuiltinProvider } from "./builtin.ts"
-import type { ImageLimits } from "../media/image-limits.ts"
-import { defaultImageLimits, knownModel, providersKnowing } from "./known-models.ts"
+import { chooseModel, readApiKey, type Env, type ModelChoice, type ModelEntry } from "./model-choice.ts"
 
-export interface ResolvedProvider {
-  readonly name: string
-  readonly protocol: Protocol
-  readonly baseURL: string
-  /** Environment variables tried in order for the API key; empty = the provider takes no key. */
-  readonly apiKeyEnv: ReadonlyArray<string>
-  readonly headers: Readonly<Record<string, string>>
-}
-
-export interface ModelCapabilities {
-  readonly contextWindow: number
-  readonly maxOutputTokens: number
-  readonly imageInput: boolean
-  readonly reasoning: boolean
-  /**
-   * The largest image the model takes; a larger one is shrunk before it is stored. Every entry the
-   * catalog resolves has it; an entry built by hand without it gets the 20 MiB store cap.
-   */
-  readonly imageLimits?: ImageLimits
-}
-
-/** What an image sent to `entry` must fit. */
-export const imageLimitsOf = (entry: ModelEntry): ImageLimits =>
-  entry.capabilities.imageLimits ?? defaultImageLimits(entry.provider.protocol)
-
-export interface ModelEntry {
-  /** "provider/model" */
-  readonly ref: string
-  readonly id: string
-  readonly provider: ResolvedProvider
-  readonly capabilities: ModelCapabilities
-  /** False when the model is not listed anywhere and runs on conservative defaults. */
-  readonly listed: boolean
-}
-
-/** For a model nobody described: small enough for most local servers, large enough to be useful. */
-export const conservativeCapabilities: ModelCapabilities = {
-  contextWindow: 32_768,
-  maxOutputTokens: 8_192,
-  imageInput: false,
-  reasoning: false
-}
-
-type Env = Readonly<Record<string, string | undefined>>
-
-const nonEmpty = (value: string | undefined): string | undefined => (value !== undefined && value !== "" ? value : undefined)
-
-/** OLLAMA_HOST may be "host:port" without a scheme; "" stays "". */
-export const ollamaBaseURL = (host: string): string => (host === "" || /^[a-z]+:\/\//i.test(host) ? host : `http://${host}`)
-
-const resolveProvider = (name: string, config: Config, env: Env): ResolvedProvider | undefined => {
-  const settings = config.providers?.[name]
-  const builtin = findBuiltinProvider(name)
-  if (settings === undefined && builtin === undefined) return undefined
-  const envBaseURL = builtin === undefined ? undefined : nonEmpty(env[builtin.baseURLEnv])
-  const protocol = settings?.protocol ?? builtin?.protocol ?? "openai-chat"
-  const baseURL =
-    settings?.baseURL ??
-    (envBaseURL !== undefined && protocol === "ollama" ? ollamaBaseURL(envBaseURL) : envBaseURL) ??
-    builtin?.defaultBaseURL ??
-    ""
-  return {
-    name,
-    protocol,
-    baseURL,
-    apiKeyEnv: settings?.apiKeyEnv !== undefined ? [settings.apiKeyEnv] : (builtin?.apiKeyEnv ?? []),
-    headers: settings?.headers ?? {}
-  }
-}
-
-const capabilitiesFrom = (settings: ModelSettings | undefined, protocol: Protocol): ModelCapabilities => {
-  const limits = defaultImageLimits(protocol)
-  return {
-    contextWindow: settings?.contextWindow ?? conservativeCapabilities.contextWindow,
-    maxOutputTokens: settings?.maxOutputTokens ?? conservativeCapabilities.maxOutputTokens,
-    imageInput: settings?.imageInput ?? conservativeCapabilities.imageInput,
-    reasoning: settings?.reasoning ?? conservativeCapabilities.reasoning,
-    imageLimits: {
-      maxBytes: settings?.maxImageBytes ?? limits.maxBytes,
-      maxPixelsPerSide: settings?.maxImagePixels ?? limits.maxPixelsPerSide
-    }
-  }
-}
-
-/** config.json's entry wins field by field over the built-in knowledge of the model's family. */
-const entryFor = (provider: ResolvedProvider, id: string, config: Config): ModelEntry => {
-  const configured = config.providers?.[provider.name]?.models?.[id]
-  const known = findBuiltinProvider(provider.name) === undefined ? undefined : knownModel(provider.name, id)
-  return {
-    ref: `${provider.name}/${id}`,
-    id,
-    provider,
-    capabilities: capabilitiesFrom({ ...known, ...configured }, provider.protocol),
-    listed: configured !== undefined || known !== undefined
-  }
-}
-
-export const configuredProviderNames = (config: Config): ReadonlyArray<string> => Object.keys(config.providers ?? {})
-
-export const knownProviderNames = (config: Config): ReadonlyArray<string> => [
-  ...new Set([...configuredProviderNames(config), ...builtinProviders.map((provider) => provider.name)])
-]
-
-export const noProviderMessage = (configFile: string): string =>
-  `no model provider is configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY or OLLAMA_HOST, ` +
-  `or add a provider to ${configFile} (see "Configure a provider" in the README)`
-
-const hasCredentials = (apiKeyEnv: ReadonlyArray<string>, env: Env): boolean =>
-  apiKeyEnv.some((name) => nonEmpty(env[name]) !== undefined)
-
-/** Parses "provider/model" (the model id may itself contain slashes) or a bare model id. */
-const resolveRef = (
-  ref: string,
-  source: string,
-  config: Config,
-  env: Env
-): Either.Either<ModelEntry, ConfigError> => {
-  const slash = ref.indexOf("/")
-  if (slash > 0 && slash < ref.length - 1) {
-    const providerName = ref.slice(0, slash)
-    const provider = resolveProvider(providerName, config, env)
-    if (provider === undefined) {
-      return Either.left(
-        new ConfigError({
-          message: `${source}: unknown provider '${providerName}' in '${ref}' (known: ${knownProviderNames(config).join(", ")})`
-        })
-      )
-    }
-    return Either.right(entryFor(provider, ref.slice(slash + 1), config))
-  }
-  if (ref.trim() === "" || slash >= 0) {
-    return Either.left(new ConfigError({ message: `${source}: expected PROVIDER/MODEL, got '${ref}'` }))
-  }
-  const candidates = [
-    ...new Set([
-      ...configuredProviderNames(config).filter((name) => config.providers?.[name]?.models?.[ref] !== undefined),
-      ...providersKnowing(ref)
-    ])
-  ]
-  const [only] = candidates
-  if (candidates.length === 1 && only !== undefined) {
-    const provider = resolveProvider(only, config, env)
-    if (provider !== undefined) return Either.right(entryFor(provider, ref, config))
-  }
-  return Either.left(
-    new ConfigError({
-      message:
-        candidates.length === 0
-          ? `${source}: no provider is known to offer the model '${ref}'; name it as PROVIDER/MODEL`
-          : `${source}: the model '${ref}' is offered by several providers (${candidates.join(", ")}); name it as PROVIDER/MODEL`
-    })
-  )
-}
-
-export interface ModelChoice {
-  /** An explicit choice (--model, or the model of a resumed session) and where it came from, for errors. */
-  readonly requested?: { readonly ref: string; readonly source: string } | undefined
-  readonly config: Config
-  readonly configFile: string
-  readonly env: Env
-}
+export {
+  conservativeCapabilities,
+  configuredProviderNames,
+  imageLimitsOf,
+  knownProviderNames,
+  noProviderMessage,
+  ollamaBaseURL,
+  readApiKey
+} from "./model-choice.ts"
+export type { ModelCapabilities, ModelChoice, ModelEntry, ResolvedProvider } from "./model-choice.ts"
 
 /** Picks the model for a session: the explicit choice, then config.json "model", then the first detectable provider. */
-export const resolveModel = ({ requested, config, configFile, env }: ModelChoice): Either.Either<ModelEntry, ConfigError | NoModelConfigured> => {
-  if (requested !== undefined) return resolveRef(requested.ref, requested.source, config, env)
-  if (config.model !== undefined) return resolveRef(config.model, `${configFile}: model`, config, env)
-  const configured = configuredProviderNames(config).flatMap((name) =>
-    Object.keys(config.providers?.[name]?.models ?? {}).map((id) => `${name}/${id}`)
-  )
-  const [onlyConfigured] = configured
-  if (configured.length === 1 && onlyConfigured !== undefined) {
-    return resolveRef(onlyConfigured, configFile, config, env)
-  }
-  if (configured.length > 1) {
-    return Either.left(
-      new ConfigError({
-        message: `${configFile}: several models are configured (${configured.join(", ")}); choose one with "model" or --model`
-      })
-    )
-  }
-  for (const builtin of builtinProviders) {
-    const detected =
-      builtin.apiKeyEnv.length === 0 ? nonEmpty(env[builtin.baseURLEnv]) !== undefined : hasCredentials(builtin.apiKeyEnv, env)
-    if (!detected) continue
-    if (builtin.defaultModel === undefined) {
-      return Either.left(
-        new NoModelConfigured({ message: `${builtin.baseURLEnv} is set but no model is named: pass --model ${builtin.name}/MODEL` })
-      )
-    }
-    return resolveRef(`${builtin.name}/${builtin.defaultModel}`, builtin.apiKeyEnv[0] ?? builtin.baseURLEnv, config, env)
-  }
-  return Either.left(new NoModelConfigured({ message: noProviderMessage(configFile) }))
+export const resolveModel = (choice: ModelChoice): Either.Either<ModelEntry, ConfigError | NoModelConfigured> => {
+  const result = chooseModel(choice)
+  if (result._tag === "Chosen") return Either.right(result.entry)
+  return Either.left(result.reason === "no_model" ? new NoModelConfigured({ message: result.message }) : new ConfigError({ message: result.message }))
 }
 
 /** Fails before anything is sent or saved when the provider needs a key the environment lacks. */
@@ -209,11 +34,3 @@ export const checkCredentials = (entry: ModelEntry, env: Env): Either.Either<Mod
         })
       )
 
-/** The API key for a provider, read from the environment at the moment it is needed. */
-export const readApiKey = (provider: ResolvedProvider, env: Env): string | undefined => {
-  for (const name of provider.apiKeyEnv) {
-    const value = nonEmpty(env[name])
-    if (value !== undefined) return value
-  }
-  return undefined
-}

@@ -62,20 +62,21 @@ describe("the start-up bundle", () => {
     expect(inputs).toContain("src/cli/run-command.ts")
     expect(inputs.some((input) => input.endsWith("effect/dist/esm/internal/fiberRuntime.js"))).toBe(true)
     // With no MCP server configured nothing of the SDK is loaded (issue 15), and of src/mcp only
-    // what reads config.json's stdio servers to spawn them early (src/cli/early-mcp.ts).
+    // what reads config.json's stdio servers to spawn them early (src/cli/early-start.ts).
     expect(inputs.filter((input) => input.includes("@modelcontextprotocol"))).toEqual([])
     expect(inputs.filter((input) => input.startsWith("src/mcp/")).sort()).toEqual(["src/mcp/early-servers.ts", "src/mcp/server-config.ts", "src/mcp/server-process.ts"])
     // Besides the entry's own: the chunk it shares with the other commands, and the one it shares
-    // with src/cli/early-mcp.ts (the early MCP start, below).
+    // with src/cli/early-start.ts (the early MCP start, below).
     expect(chunks.length, `start-up chunks: ${chunks.join(", ")} (a top-level await somewhere?)`).toBeLessThanOrEqual(3)
   })
 
-  it("spawns config.json's MCP servers from code that loads neither Effect nor the SDK", { timeout: 120_000 }, () => {
+  it("spawns config.json's MCP servers and warms the provider's connection from code that loads neither Effect nor the SDK", { timeout: 120_000 }, () => {
     const meta = bundle()
-    const early = Object.keys(meta.outputs).find((name) => meta.outputs[name]?.entryPoint === "src/cli/early-mcp.ts")
+    const early = Object.keys(meta.outputs).find((name) => meta.outputs[name]?.entryPoint === "src/cli/early-start.ts")
     expect(early).toBeDefined()
     const inputs = staticChunks(meta, early ?? "").flatMap((name) => Object.keys(meta.outputs[name]?.inputs ?? {}))
     expect(inputs).toContain("src/mcp/server-process.ts")
+    expect(inputs).toContain("src/providers/model-choice.ts")
     expect(inputs.filter((input) => input.includes("node_modules/"))).toEqual([])
   })
 })

@@ -17,6 +17,11 @@ export interface FakeLlm {
   readonly url: string
   /** Every request received, model request or not, in order of arrival. */
   readonly requests: ReadonlyArray<RecordedRequest>
+  /**
+   * When each TCP connection was accepted (epoch ms, as RecordedRequest.receivedAt), in order.
+   * Under Node's http; Bun's node:http reports a connection only with its first request.
+   */
+  readonly connections: ReadonlyArray<number>
   /** Appends replies; each model request consumes the next one. */
   readonly script: (replies: ReadonlyArray<Reply>) => void
   readonly remainingReplies: () => number
@@ -155,6 +160,7 @@ const requestId = (request: RecordedRequest): string => `req_fake${request.index
 
 export const startFakeLlm = async (): Promise<FakeLlm> => {
   const requests: Array<RecordedRequest> = []
+  const connections: Array<number> = []
   const replies: Array<Reply> = []
   const staticRoutes = new Map<string, unknown>()
   const waiters: Array<Waiter> = []
@@ -240,6 +246,7 @@ export const startFakeLlm = async (): Promise<FakeLlm> => {
     })
   })
   server.on("connection", (socket: Socket) => {
+    connections.push(preciseNow())
     sockets.add(socket)
     socket.once("close", () => sockets.delete(socket))
   })
@@ -256,6 +263,7 @@ export const startFakeLlm = async (): Promise<FakeLlm> => {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    connections,
     script: (more) => {
       replies.push(...more)
     },
