@@ -23,6 +23,7 @@
 import * as Either from "effect/Either"
 import type { Authority, Classification, Risk } from "./classification.ts"
 import { maxRisk } from "./classification.ts"
+import { messageOf } from "../text/error-text.ts"
 
 export const reviewLevels = ["low", "medium", "high"] as const
 export type ReviewLevel = (typeof reviewLevels)[number]
@@ -69,7 +70,7 @@ export const parseReviewVerdict = (answer: string): Either.Either<ReviewVerdict,
   try {
     parsed = JSON.parse(body)
   } catch (error) {
-    return Either.left(`the answer is not valid JSON (${error instanceof Error ? error.message : String(error)})`)
+    return Either.left(`the answer is not valid JSON (${messageOf(error)})`)
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return Either.left("the answer must be a JSON object")
   const record = parsed as Record<string, unknown>

@@ -8,6 +8,7 @@ import { ConfigError } from "./errors.ts"
 import { locateJsonSyntaxError } from "./json-syntax.ts"
 import { describeParseError } from "./parse-errors.ts"
 import { Config, configDefaults, legacyKeys } from "./schema.ts"
+import { messageOf } from "../text/error-text.ts"
 
 export interface LoadedConfig {
   readonly file: string
@@ -30,7 +31,7 @@ export const parseConfigText = (file: string, text: string): Either.Either<Loade
     json = JSON.parse(text)
   } catch (error) {
     const problem = locateJsonSyntaxError(text)
-    const where = problem === undefined ? ` (${error instanceof Error ? error.message : String(error)})` : ` at line ${problem.line}, column ${problem.column}: unexpected ${problem.found}`
+    const where = problem === undefined ? ` (${messageOf(error)})` : ` at line ${problem.line}, column ${problem.column}: unexpected ${problem.found}`
     return Either.left(new ConfigError({ message: `${file}: not valid JSON${where}` }))
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) {

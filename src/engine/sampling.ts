@@ -22,6 +22,7 @@ import type { FinishReason, ImageRef, TranscriptItem } from "../session/items.ts
 import { redactText } from "../session/redact.ts"
 import type { SamplingAnswer, SamplingPrompt } from "../mcp/sampling.ts"
 import { sideRequest } from "./side-request.ts"
+import { messageOf } from "../text/error-text.ts"
 
 
 /** Why the request got no answer, for the server (a JSON-RPC error) and a note. */
@@ -107,4 +108,4 @@ export const sampleActiveModel = (options: SamplingModelOptions, prompt: Samplin
       })
     }
     return { text: response.text, model: response.model, stopReason: stopReasonOf(response.finishReason) }
-  }).pipe(Effect.catchAllDefect((defect) => Effect.fail(new SamplingFailed({ message: `the model request failed: ${defect instanceof Error ? defect.message : String(defect)}` }))))
+  }).pipe(Effect.catchAllDefect((defect) => Effect.fail(new SamplingFailed({ message: `the model request failed: ${messageOf(defect)}` }))))

@@ -9,6 +9,7 @@ import * as path from "node:path"
 import { crystalHomeRoot, maxManifestBytes, readConfined, workspaceRoot, type ConfinedRoot } from "../files/confined-read.ts"
 import { hashFiles } from "../trust/hash-files.ts"
 import { manifestFileName, parseManifest, setNamePattern, setNameRule, type ToolSetManifest } from "./manifest.ts"
+import { codeOf } from "../text/error-text.ts"
 
 export type ToolSource = "home" | "project"
 
@@ -60,8 +61,8 @@ const listDirs = (root: string, source: ToolSource, notes: Array<string>): Array
   try {
     names = fs.readdirSync(root).sort()
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code !== "ENOENT" && code !== "ENOTDIR") notes.push(`${root}: cannot read (${code ?? String(error)}); its tool sets are skipped`)
+    const code = codeOf(error)
+    if (code !== "ENOENT" && code !== "ENOTDIR") notes.push(`${root}: cannot read (${code}); its tool sets are skipped`)
     return []
   }
   const dirs: Array<ToolSetDir> = []

@@ -5,6 +5,7 @@
  */
 import type { Mode } from "../session/document.ts"
 import { objectSchemaProblem } from "../tools/json-schema-check.ts"
+import { messageOf } from "../text/error-text.ts"
 
 export const manifestFileName = "tools.json"
 export const setNamePattern = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
@@ -168,7 +169,7 @@ export const parseManifest = (file: string, text: string): ManifestParse => {
   try {
     json = JSON.parse(text.startsWith("\uFEFF") ? text.slice(1) : text)
   } catch (error) {
-    return { _tag: "Bad", problem: `${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})` }
+    return { _tag: "Bad", problem: `${file}: not valid JSON (${messageOf(error)})` }
   }
   if (!isObject(json)) return { _tag: "Bad", problem: `${file}: expected a JSON object at the top level` }
   try {

@@ -16,6 +16,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { isWithin } from "./within.ts"
+import { codeOf } from "../text/error-text.ts"
 
 export interface ConfinedRoot {
   readonly dir: string
@@ -55,8 +56,6 @@ export const notRegularReason = (stat: fs.Stats): string | undefined => {
   if (stat.isSocket()) return "is a socket, not a regular file"
   return "is not a regular file"
 }
-
-const codeOf = (error: unknown): string => (error as NodeJS.ErrnoException | undefined)?.code ?? String(error)
 
 const isMissing = (error: unknown): boolean => ["ENOENT", "ENOTDIR"].includes(codeOf(error))
 

@@ -31,6 +31,7 @@ import { samplingOffMessage } from "./sampling.ts"
 import { warmSdkParsers } from "./sdk-warmup.ts"
 import type { McpServerPlan } from "./server-config.ts"
 import type { ServerProcess } from "./server-process.ts"
+import { messageOf } from "../text/error-text.ts"
 
 export type McpServerStatus = "starting" | "ready" | "failed" | "disabled"
 
@@ -119,7 +120,6 @@ const nameHoldsSecret = (server: string, tool: string): boolean => holdsSecret(t
 export const refusalNote = (server: string, count: number): string =>
   `MCP server ${server}: ${count === 1 ? "1 tool is" : `${count} tools are`} not offered: ${count === 1 ? "its name holds" : "their names hold"} a secret of this session (a key from Crystal's environment or a server's credential, or a piece of one).`
 
-const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`
 
@@ -290,7 +290,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
         if (!current()) return
         await state.connection?.close()
         state.connection = undefined
-        fail(state, describeError(error))
+        fail(state, messageOf(error))
       })
       state.starting = attempt
       return attempt
@@ -329,7 +329,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
       for (const state of states) {
         if (state.status === "ready" && state.stale && state.connection !== undefined) {
           await listTools(state, state.connection).catch((error: unknown) => {
-            state.lastError = redactText(`listing tools after list_changed: ${describeError(error)}`)
+            state.lastError = redactText(`listing tools after list_changed: ${messageOf(error)}`)
           })
         }
         if (state.status === "ready" && !state.joined) {

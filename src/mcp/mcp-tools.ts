@@ -21,6 +21,7 @@ import { toolOutputOf } from "./results.ts"
 import { jsonSchemaChecker } from "../tools/json-schema-check.ts"
 import type { McpServerPlan } from "./server-config.ts"
 import type { ServerCalls } from "./call-timers.ts"
+import { messageOf } from "../text/error-text.ts"
 
 const SUMMARY_ARGS_CHARS = 300
 
@@ -73,7 +74,7 @@ const redactedSchema = (schema: McpTool["inputSchema"]): McpTool["inputSchema"] 
 
 /** What a failed call says; `timedOut`: Crystal's timer cancelled it. */
 const callFailure = (plan: McpServerPlan, tool: string, error: unknown, timedOut: boolean): ToolError => {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = messageOf(error)
   return new ToolError({
     message: timedOut
       ? `MCP server ${plan.name}: ${tool} sent no result or progress for ${plan.toolTimeoutMs / 1000} s (toolTimeoutSeconds) and was cancelled`

@@ -13,6 +13,7 @@ import type { CreateMessageRequestParams, CreateMessageResult, SamplingMessageCo
 import { formatBytes } from "../media/errors.ts"
 import { clip } from "./names.ts"
 import type { Question, QuestionAsker } from "../tools/questions.ts"
+import { messageOf } from "../text/error-text.ts"
 
 /**
  * The request in Crystal's terms, which src/engine/sampling.ts answers (src/mcp does not import the
@@ -124,7 +125,6 @@ export const samplingQuestion = (prompt: SamplingPrompt, model: string): Questio
   }
 }
 
-const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /**
  * Answers one request, or throws the JSON-RPC error the server gets. `note` gets a line when the
@@ -161,8 +161,8 @@ export const answerSampling = async (
     answer = await deps.model.complete(prompt, signal)
   } catch (error) {
     // A request the server cancelled gets no answer at all; the operator need not hear of it.
-    if (!signal.aborted) deps.note(`MCP server ${server}'s sampling request failed: ${describeError(error)}`)
-    throw rpcError(rpcCodes.internalError, `Sampling failed: ${describeError(error)}`)
+    if (!signal.aborted) deps.note(`MCP server ${server}'s sampling request failed: ${messageOf(error)}`)
+    throw rpcError(rpcCodes.internalError, `Sampling failed: ${messageOf(error)}`)
   }
   return { role: "assistant", content: { type: "text", text: answer.text }, model: answer.model, stopReason: answer.stopReason }
 }

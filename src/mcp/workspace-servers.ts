@@ -15,6 +15,7 @@ import { McpServers, type McpServerSettings } from "../config/schema.ts"
 import { maxManifestBytes, readConfined, workspaceRoot } from "../files/confined-read.ts"
 import type { TrustEntry } from "../trust/trust-store.ts"
 import { workspaceTrustEntry } from "./workspace-trust.ts"
+import { messageOf } from "../text/error-text.ts"
 
 export const workspaceMcpFile = (workspace: string): string => path.join(workspace, ".crystal", "mcp.json")
 
@@ -44,7 +45,7 @@ export const readWorkspaceServers = (workspace: string, homeNames: ReadonlySet<s
   try {
     json = JSON.parse(read.text)
   } catch (error) {
-    return { file, servers: [], notes: [`${file}: not valid JSON (${error instanceof Error ? error.message : String(error)}); its MCP servers are not started`] }
+    return { file, servers: [], notes: [`${file}: not valid JSON (${messageOf(error)}); its MCP servers are not started`] }
   }
   const decoded = decode(json)
   if (Either.isLeft(decoded)) {

@@ -7,6 +7,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { isValidPluginFolderName, pluginFolderNameRule, readPluginManifest, type PluginManifest } from "./manifest.ts"
+import { codeOf } from "../text/error-text.ts"
 
 export const pluginsDir = (home: string): string => path.join(home, "plugins")
 
@@ -51,7 +52,7 @@ export const discoverPlugins = (home: string): PluginDiscovery => {
   try {
     entries = fs.readdirSync(dir, { withFileTypes: true })
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error)
+    const code = codeOf(error)
     if (code !== "ENOENT" && code !== "ENOTDIR") notes.push(`${dir}: cannot be read (${code}); no plugins are loaded.`)
     return { dir, plugins: [], notes }
   }

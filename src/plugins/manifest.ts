@@ -17,6 +17,7 @@ import * as Schema from "effect/Schema"
 import * as Effect from "effect/Effect"
 import { locateJsonSyntaxError } from "../config/json-syntax.ts"
 import { isValidPromptDirName, promptDirNameRule, readManifestFile, saveManifestChanges } from "../prompts/manifest.ts"
+import { codeOf, messageOf } from "../text/error-text.ts"
 
 /** A refused plugin command (an unknown or broken plugin) or a failed manifest write; the message is for the operator. */
 export class PluginError extends Schema.TaggedError<PluginError>()("PluginError", {
@@ -61,9 +62,6 @@ const describeValue = (value: unknown): string => {
 
 const hasEntryExtension = (file: string): boolean => (pluginEntryExtensions as ReadonlyArray<string>).includes(path.extname(file).toLowerCase())
 
-const errorCode = (error: unknown): string =>
-  (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error))
-
 const isInside = (dir: string, file: string): boolean => {
   const relative = path.relative(dir, file)
   return relative !== "" && !relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative)
@@ -83,7 +81,7 @@ export const parsePluginManifestText = (text: string): Fields | { readonly _tag:
       _tag: "Problem",
       problem:
         where === undefined
-          ? `not valid JSON (${error instanceof Error ? error.message : String(error)})`
+          ? `not valid JSON (${messageOf(error)})`
           : `not valid JSON at line ${where.line}, column ${where.column}: unexpected ${where.found}`
     }
   }
@@ -109,7 +107,7 @@ const resolveEntry = (dir: string, entry: string): { readonly path: string } | {
     realDir = fs.realpathSync(dir)
     realEntry = fs.realpathSync(named)
   } catch (error) {
-    const code = errorCode(error)
+    const code = codeOf(error)
     return { problem: code === "ENOENT" ? `"entry" names a file that does not exist (${named})` : `"entry" cannot be resolved (${code})` }
   }
   if (!isInside(realDir, realEntry)) {
@@ -119,7 +117,7 @@ const resolveEntry = (dir: string, entry: string): { readonly path: string } | {
   try {
     if (!fs.statSync(realEntry).isFile()) return { problem: `"entry" must name a file (${realEntry} is not one)` }
   } catch (error) {
-    return { problem: `"entry" cannot be read (${errorCode(error)})` }
+    return { problem: `"entry" cannot be read (${codeOf(error)})` }
   }
   return { path: realEntry }
 }
@@ -146,5 +144,5 @@ export const readPluginManifest = (dir: string): PluginManifestRead => {
 export const writePluginEnabled = (manifest: PluginManifest, enabled: boolean): Effect.Effect<boolean, PluginError> =>
   Effect.tryPromise({
     try: async () => (manifest.enabled === enabled ? false : saveManifestChanges(manifest.file, manifest.text, { enabled })),
-    catch: (error) => new PluginError({ message: `${manifest.file}: cannot save (${error instanceof Error ? error.message : String(error)})` })
+    catch: (error) => new PluginError({ message: `${manifest.file}: cannot save (${messageOf(error)})` })
   })

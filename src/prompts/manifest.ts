@@ -19,6 +19,7 @@ import * as Schema from "effect/Schema"
 import { locateJsonSyntaxError } from "../config/json-syntax.ts"
 import { writeFileAtomic } from "../files/atomic.ts"
 import { maxInstructionBytes, maxManifestBytes, readConfined, readRegularFile, type ConfinedRoot } from "../files/confined-read.ts"
+import { codeOf, messageOf } from "../text/error-text.ts"
 
 /** A refused or failed change to a prompt set or attachment; the message is for the operator. */
 export class PromptChangeError extends Schema.TaggedError<PromptChangeError>()("PromptChangeError", {
@@ -100,7 +101,7 @@ export const parseManifestText = (file: string, text: string, kind: ManifestKind
     const where = locateJsonSyntaxError(body)
     const problem =
       where === undefined
-        ? `not valid JSON (${error instanceof Error ? error.message : String(error)})`
+        ? `not valid JSON (${messageOf(error)})`
         : `not valid JSON at line ${where.line}, column ${where.column}: unexpected ${where.found}`
     return { _tag: "Problem", file, problem }
   }
@@ -127,9 +128,6 @@ export const parseManifestText = (file: string, text: string, kind: ManifestKind
     }
   }
 }
-
-const errorCode = (error: unknown): string =>
-  (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error))
 
 /**
  * A manifest file's text, or what keeps it from being read, said for a note (plugin.json: links
@@ -182,7 +180,7 @@ export const listPromptDirs = (
   try {
     names = fs.readdirSync(root)
   } catch (error) {
-    const code = errorCode(error)
+    const code = codeOf(error)
     if (code !== "ENOENT" && code !== "ENOTDIR") notes.push(`${root}: cannot be read (${code}); no ${kind}s from there.`)
     return []
   }
@@ -402,5 +400,5 @@ export const saveManifestChanges = async (file: string, textWhenRead: string, ch
 export const writeManifestChanges = (manifest: PromptManifest, changes: ManifestChanges): Effect.Effect<boolean, PromptChangeError> =>
   Effect.tryPromise({
     try: () => saveManifestChanges(manifest.file, manifest.text, changes),
-    catch: (error) => new PromptChangeError({ message: `${manifest.file}: cannot save (${error instanceof Error ? error.message : String(error)})` })
+    catch: (error) => new PromptChangeError({ message: `${manifest.file}: cannot save (${messageOf(error)})` })
   })

@@ -11,6 +11,7 @@ import type { ApprovalMode } from "../approval/policy.ts"
 import { SessionDocument, emptyUsage, type Mode } from "./document.ts"
 import { newSessionId } from "./ids.ts"
 import { acquireSessionLock } from "./lock.ts"
+import { codeOf } from "../text/error-text.ts"
 
 export class SessionError extends Schema.TaggedError<SessionError>()("SessionError", {
   message: Schema.String
@@ -85,16 +86,13 @@ const summarize = (doc: SessionDocument): SessionSummary => ({
   parent: doc.parent
 })
 
-const errorText = (error: unknown): string =>
-  error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error)
-
 export const makeSessionStore = (dir: string): SessionStoreShape => {
   const fileOf = (id: string) => path.join(dir, sessionFileName(id))
 
   const readDocument = (file: string): Effect.Effect<SessionDocument, SessionError> =>
     Effect.tryPromise({
       try: () => fs.readFile(file, "utf8"),
-      catch: (error) => new SessionError({ message: `${file}: cannot read (${errorText(error)})` })
+      catch: (error) => new SessionError({ message: `${file}: cannot read (${codeOf(error)})` })
     }).pipe(
       Effect.flatMap((text) => {
         if (jsonTextTooDeep(text, maxSessionDepth)) {
@@ -121,7 +119,7 @@ export const makeSessionStore = (dir: string): SessionStoreShape => {
     const saved: SessionDocument = { ...doc, updatedAt: new Date().toISOString() }
     return Effect.tryPromise({
       try: () => writeFileAtomic(fileOf(doc.id), JSON.stringify(saved), { mode: 0o600 }),
-      catch: (error) => new SessionError({ message: `cannot save session ${doc.id} in ${dir} (${errorText(error)})` })
+      catch: (error) => new SessionError({ message: `cannot save session ${doc.id} in ${dir} (${codeOf(error)})` })
     }).pipe(Effect.as(saved))
   }
 
@@ -150,7 +148,7 @@ export const makeSessionStore = (dir: string): SessionStoreShape => {
       Effect.catchAll((error) =>
         error.code === "ENOENT"
           ? Effect.succeed([])
-          : Effect.fail(new SessionError({ message: `cannot list sessions in ${dir} (${errorText(error)})` }))
+          : Effect.fail(new SessionError({ message: `cannot list sessions in ${dir} (${codeOf(error)})` }))
       )
     )
 
@@ -213,14 +211,14 @@ export const makeSessionStore = (dir: string): SessionStoreShape => {
       // Holding the lock while deleting: no process can open the session in between.
       const lock = yield* Effect.try({
         try: () => acquireSessionLock(dir, id),
-        catch: (error) => new SessionError({ message: `cannot lock session ${id} (${errorText(error)})` })
+        catch: (error) => new SessionError({ message: `cannot lock session ${id} (${codeOf(error)})` })
       })
       if (lock._tag === "Busy") {
         return yield* new SessionError({ message: `session ${id} is open in another crystal process (pid ${lock.pid}); close it there first` })
       }
       return yield* Effect.tryPromise({
         try: () => fs.rm(file),
-        catch: (error) => new SessionError({ message: `cannot delete ${file} (${errorText(error)})` })
+        catch: (error) => new SessionError({ message: `cannot delete ${file} (${codeOf(error)})` })
       }).pipe(Effect.as(file), Effect.ensuring(Effect.sync(lock.release)))
     })
 

@@ -8,10 +8,10 @@ import { findRipgrep, grepWithRipgrep } from "./ripgrep.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
 import { ignoreRootFor, WalkAborted } from "../files/walk/walk.ts"
+import { messageOf } from "../text/error-text.ts"
 
 export const GREP_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
 
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 export interface GrepArgs {
   readonly pattern: string
@@ -36,7 +36,7 @@ export const runBuiltinGrep = (request: GrepRequest): Effect.Effect<GrepResult, 
         ? error
         : error instanceof WalkAborted
           ? new ToolError({ message: "grep was interrupted" })
-          : new ToolError({ message: `grep failed: ${errorMessage(error)}` })
+          : new ToolError({ message: `grep failed: ${messageOf(error)}` })
   })
 
 /** How much of a named file decides whether it is binary. */
@@ -54,7 +54,7 @@ export const prepareGrep = (args: GrepArgs, context: ToolContext): Effect.Effect
     const { real, display } = yield* context.fence.resolve(args.path ?? ".", "read")
     // Checked here for rg too, which would report a bad glob in its own words.
     const glob = args.glob
-    if (glob !== undefined) yield* Effect.try({ try: () => grepGlob(glob), catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: errorMessage(error) })) })
+    if (glob !== undefined) yield* Effect.try({ try: () => grepGlob(glob), catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: messageOf(error) })) })
     const checked = yield* Effect.tryPromise({
       try: async () => {
         const stat = await statOrNotFound(context, real, display, "Path")
@@ -71,7 +71,7 @@ export const prepareGrep = (args: GrepArgs, context: ToolContext): Effect.Effect
           await handle.close()
         }
       },
-      catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: `cannot search ${display}: ${errorMessage(error)}` }))
+      catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: `cannot search ${display}: ${messageOf(error)}` }))
     })
     if (checked.binary) return { refused: `${display} is a binary file; grep searches text files only.` }
     const request: GrepRequest = {

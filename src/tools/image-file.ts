@@ -5,6 +5,7 @@ import { formatBytes } from "../media/errors.ts"
 import { maxImageBytes } from "../media/media-store.ts"
 import { statOrNotFound } from "./not-found.ts"
 import { ToolError, type ToolContext, type ToolFailure } from "./tool.ts"
+import { messageOf } from "../text/error-text.ts"
 
 export interface ImageFile {
   readonly bytes: Uint8Array
@@ -26,7 +27,7 @@ export const readImageForTool = (file: string, context: ToolContext): Effect.Eff
         return new Uint8Array(await fs.readFile(real))
       },
       catch: (error) =>
-        error instanceof ToolError ? error : new ToolError({ message: `cannot read ${display}: ${error instanceof Error ? error.message : String(error)}` })
+        error instanceof ToolError ? error : new ToolError({ message: `cannot read ${display}: ${messageOf(error)}` })
     })
     return { bytes, display }
   })

@@ -4,6 +4,7 @@ import { statOrNotFound } from "./not-found.ts"
 import { READ_MAX_BYTES, READ_MAX_LINE_CHARS, READ_MAX_LINES } from "./specs.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { byteLength, cutLine } from "./truncate.ts"
+import { messageOf } from "../text/error-text.ts"
 
 const SNIFF_BYTES = 8192
 const CHUNK_BYTES = 64 * 1024
@@ -249,7 +250,7 @@ export const readFile = (
       catch: (error) =>
         error instanceof ToolError
           ? error
-          : new ToolError({ message: `cannot read ${display}: ${error instanceof Error ? error.message : String(error)}` })
+          : new ToolError({ message: `cannot read ${display}: ${messageOf(error)}` })
     })
     if (request.offset > 1 && request.offset > collector.lineCount) {
       return yield* new ToolError({
