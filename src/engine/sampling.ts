@@ -11,7 +11,6 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { formatBytes } from "../media/errors.ts"
 import { fitImage } from "../media/image-fit.ts"
 import { imageLimitsOf, type ModelEntry } from "../providers/catalog.ts"
 import type { ImageBytes } from "../providers/model-client.ts"
@@ -23,6 +22,7 @@ import { redactText } from "../session/redact.ts"
 import type { SamplingAnswer, SamplingPrompt } from "../mcp/sampling.ts"
 import { sideRequest } from "./side-request.ts"
 import { messageOf } from "../text/error-text.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 
 /** Why the request got no answer, for the server (a JSON-RPC error) and a note. */

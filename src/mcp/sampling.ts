@@ -10,10 +10,10 @@
  */
 import * as Effect from "effect/Effect"
 import type { CreateMessageRequestParams, CreateMessageResult, SamplingMessageContentBlock } from "@modelcontextprotocol/sdk/types.js"
-import { formatBytes } from "../media/errors.ts"
 import { clip } from "./names.ts"
 import type { Question, QuestionAsker } from "../tools/questions.ts"
 import { messageOf } from "../text/error-text.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 /**
  * The request in Crystal's terms, which src/engine/sampling.ts answers (src/mcp does not import the

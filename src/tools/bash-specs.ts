@@ -9,6 +9,7 @@ import type { Classification } from "../approval/classification.ts"
 import { DEFAULT_LOG_READ_BYTES } from "../bash/limits.ts"
 import * as P from "./params.ts"
 import { workModeOnly, type ToolContext, type ToolFailure, type ToolSpec } from "./tool.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 /** How much of a foreground command's output the model sees: the beginning and, mostly, the end. */
 export interface HeadTailCaps {
@@ -29,13 +30,6 @@ export const BASH_OUTPUT_CAPS: HeadTailCaps = {
 }
 
 export const BASH_LOGS_MAX_BYTES = 64 * 1024
-
-export const formatSize = (bytes: number): string =>
-  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1048576).toFixed(1)} MB`
-
-/** A buffer size for a description: "1 MB", "512 KB". */
-const formatCapacity = (bytes: number): string =>
-  bytes >= 1048576 && bytes % 1048576 === 0 ? `${bytes / 1048576} MB` : bytes >= 1024 && bytes % 1024 === 0 ? `${bytes / 1024} KB` : formatSize(bytes)
 
 /** A configured limit for a description: "120 s", "10800 s (3 h)". */
 const formatLimit = (seconds: number): string =>
@@ -81,7 +75,7 @@ export const bashSpecs = (settings: BashSettings, classifyCommand: CommandClassi
       description:
         `Run a shell command (${shell} -c) in the workspace and wait for it; killed after ${formatLimit(settings.bashTimeoutSeconds)}. stdin is closed. ` +
         "The result starts with `exit N` (or the signal / timeout), then stdout and stderr interleaved, capped to the first " +
-        `${caps.headLines} and last ${caps.tailLines} lines (${Math.round((caps.headBytes + caps.tailBytes) / 1024)} KB); the full output is ` +
+        `${caps.headLines} and last ${caps.tailLines} lines (${formatBytes(caps.headBytes + caps.tailBytes)}); the full output is ` +
         "then saved to a file you can read. Processes still running when the command ends are killed: use bash_start for " +
         "servers and watchers.",
       parameters: command,
@@ -92,7 +86,7 @@ export const bashSpecs = (settings: BashSettings, classifyCommand: CommandClassi
       modes: workModeOnly,
       description:
         `Start a shell command (${shell} -c) in the background in the workspace; returns a task id (bg1, bg2, …) at once. ` +
-        `stdin is closed; stdout and stderr go to a ${formatCapacity(settings.bufferBytes)} buffer (oldest output dropped first). ` +
+        `stdin is closed; stdout and stderr go to a ${formatBytes(settings.bufferBytes)} buffer (oldest output dropped first). ` +
         `Tasks are killed${backgroundLimit} when the session ends. At most ${settings.maxTasks} run at once; finished tasks stay ` +
         "queryable and free their slot.",
       parameters: command,

@@ -9,9 +9,10 @@ import type { BackgroundBashShape, TaskInfo } from "../bash/background.ts"
 import { runForeground, type ForegroundOutcome } from "../bash/foreground.ts"
 import { DEFAULT_LOG_READ_BYTES, defaultShell } from "../bash/limits.ts"
 import { sandboxStartNote, sandboxStatus, type SandboxRequest } from "../bash/sandbox.ts"
-import { BASH_OUTPUT_CAPS, bashSpecs, formatSize, type BashSettings, type BashSpecs, type CommandClassifier, type HeadTailCaps } from "./bash-specs.ts"
+import { BASH_OUTPUT_CAPS, bashSpecs, type BashSettings, type BashSpecs, type CommandClassifier, type HeadTailCaps } from "./bash-specs.ts"
 import { defineTool, ToolError, type Tool, type ToolContext, type ToolSpec } from "./tool.ts"
 import { byteLength, cutLine } from "./truncate.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 export interface BashToolsOptions {
   readonly background: BackgroundBashShape
@@ -117,7 +118,7 @@ export const capHeadTail = (context: ToolContext, toolName: string, text: string
   if (omitted === 0 && !cut) return Effect.succeed([...head, ...tail].join("\n"))
 
   const omittedBytes = omitted === 0 ? 0 : byteLength(body.slice(headEnd, tailStart))
-  const reason = omitted === 0 ? `lines longer than ${caps.maxLineChars} characters were cut` : `${omitted} ${omitted === 1 ? "line" : "lines"} (${formatSize(omittedBytes)}) not shown`
+  const reason = omitted === 0 ? `lines longer than ${caps.maxLineChars} characters were cut` : `${omitted} ${omitted === 1 ? "line" : "lines"} (${formatBytes(omittedBytes)}) not shown`
   // Cut lines only: the note goes last. Lines left out: it goes where they were.
   const join = (note: string): string => (omitted === 0 ? [...head, ...tail, note] : [...head, note, ...tail]).join("\n")
   return context.spill(toolName, text).pipe(
@@ -151,7 +152,7 @@ const describeState = (task: TaskInfo, now: number): string => {
 }
 
 const describeTask = (task: TaskInfo, now: number): string =>
-  `${task.id} (pid ${task.pid}): ${describeState(task, now)}; ${formatSize(task.outputBytes)} of output; \`${commandPreview(task.command)}\``
+  `${task.id} (pid ${task.pid}): ${describeState(task, now)}; ${formatBytes(task.outputBytes)} of output; \`${commandPreview(task.command)}\``
 
 const nonEmpty = (command: string): Effect.Effect<string, ToolError> =>
   command.trim() === "" ? Effect.fail(new ToolError({ message: "command is empty" })) : Effect.succeed(command)

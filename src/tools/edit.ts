@@ -27,6 +27,7 @@ import {
 import { disjoint, locate, nearMiss, unescaped, withoutLinePrefixes, type Match } from "./edit-match.ts"
 import { statOrNotFound } from "./not-found.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 export interface EditArgs {
   readonly path: string
@@ -147,7 +148,7 @@ const edit = async (real: string, display: string, args: EditArgs, context: Tool
   if (stat.isDirectory()) throw new ToolError({ message: `${display} is a directory; edit changes a file.` })
   if (!stat.isFile()) throw new ToolError({ message: `${display} is not a regular file; edit changes regular files only.` })
   if (stat.size > EDIT_MAX_BYTES) {
-    throw new ToolError({ message: `${display} is ${Math.round(stat.size / 1024 / 1024)} MB; edit changes files up to ${EDIT_MAX_BYTES / 1024 / 1024} MB.` })
+    throw new ToolError({ message: `${display} is ${formatBytes(stat.size)}; edit changes files up to ${formatBytes(EDIT_MAX_BYTES)}.` })
   }
 
   const handle = await openForReading(real)

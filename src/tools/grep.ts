@@ -2,13 +2,14 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { decodeForSearch, grepBuiltin, grepGlob } from "./grep-builtin.ts"
-import { formatRecords, GREP_MAX_RECORDS, type GrepRequest, type GrepResult } from "./grep-records.ts"
+import { formatRecords, GREP_MAX_RECORDS, GREP_MAX_TEXT, type GrepRequest, type GrepResult } from "./grep-records.ts"
 import { statOrNotFound } from "./not-found.ts"
 import { findRipgrep, grepWithRipgrep } from "./ripgrep.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
 import { ignoreRootFor, WalkAborted } from "../files/walk/walk.ts"
 import { messageOf } from "../text/error-text.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 export const GREP_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
 
@@ -97,7 +98,7 @@ export const grepOutput = (context: ToolContext, request: GrepRequest, display: 
     const lines = formatRecords(result.records, (file) => context.fence.display(path.join(request.root, file)))
     const text = yield* capLines(context, "grep", lines, GREP_CAPS, { unit: "lines" })
     return result.truncated
-      ? `${text}\n[The search stopped after ${GREP_MAX_RECORDS} output lines or 16 MB; narrow the pattern, path or glob.]`
+      ? `${text}\n[The search stopped after ${GREP_MAX_RECORDS} output lines or ${formatBytes(GREP_MAX_TEXT)}; narrow the pattern, path or glob.]`
       : text
   })
 

@@ -22,7 +22,7 @@ export const searchSpec = spec({
     "header parsed\", \"session store save\"): matches words in file names and contents, identifiers split on case and " +
     "punctuation, word endings ignored. Output: `path (score)` per file, best first, each with up to 3 matching lines " +
     "as `  N: text`. Skips .git, ignored (.gitignore, .ignore, .rgignore), binary, generated (source maps, minified) " +
-    "and files over 1 MB. Use grep for an exact pattern, glob for file names.",
+    "and files over 1 MiB. Use grep for an exact pattern, glob for file names.",
   parameters: P.object({
     query: P.string("What to look for: words, identifiers or a question."),
     path: P.optional(P.string("Directory to search (default: workspace root).")),

@@ -24,6 +24,7 @@ import { parseQuery, SEARCH_MAX_FILE_BYTES, splitWords, stem } from "../search/t
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { ignoreRootFor, toPosix } from "../files/walk/walk.ts"
 import { messageOf } from "../text/error-text.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 export interface SearchArgs {
   readonly query: string
@@ -308,7 +309,7 @@ export const makeSearchWorkspace = (cache: SearchIndexCache) => (args: SearchArg
     if (result.hits.length === 0) {
       return {
         text:
-          `No files match "${query}" in ${display} (.git, ignored, binary, generated and files over 1 MB are skipped). ` +
+          `No files match "${query}" in ${display} (.git, ignored, binary, generated and files over ${formatBytes(SEARCH_MAX_FILE_BYTES)} are skipped). ` +
           "Try grep with a pattern, or glob for file names."
       }
     }

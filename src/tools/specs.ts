@@ -9,6 +9,7 @@ import { classifyPaths } from "../approval/classify-paths.ts"
 import { globBaseInput, splitGlobPattern } from "./glob-pattern.ts"
 import * as P from "./params.ts"
 import { everyMode, type ToolSpec } from "./tool.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 export const READ_MAX_LINES = 2000
 export const READ_MAX_BYTES = 50 * 1024
@@ -23,7 +24,7 @@ export const readSpec = spec({
   name: "read",
   modes: everyMode,
   description:
-    `Read a text file as numbered lines (\`N<tab>text\`): up to ${READ_MAX_LINES} lines or ${READ_MAX_BYTES / 1024} KB ` +
+    `Read a text file as numbered lines (\`N<tab>text\`): up to ${READ_MAX_LINES} lines or ${formatBytes(READ_MAX_BYTES)} ` +
     `per call, then a note gives the offset to continue from; lines over ${READ_MAX_LINE_CHARS} characters are cut. ` +
     "Refuses binary files.",
   parameters: P.object({

@@ -12,6 +12,7 @@ import { MarkdownStream } from "./markdown.ts"
 import type { Palette } from "../terminal/colors.ts"
 import { clipText } from "./width.ts"
 import { InertStream, visible, visibleValue } from "../terminal/inert.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 export interface TurnSurface {
   readonly commit: (lines: ReadonlyArray<string>) => void
@@ -26,9 +27,6 @@ const maxDiffLines = 40
 /** What the live line adds around the activity (spinner, seconds, "Ctrl+C cancels"), in columns. */
 const activityFrame = 24
 const bashTailLines = 6
-
-export const formatBytes = (bytes: number): string =>
-  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`
 
 export const formatDuration = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`)
 
