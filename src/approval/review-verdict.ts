@@ -24,6 +24,7 @@ import * as Either from "effect/Either"
 import type { Authority, Classification, Risk } from "./classification.ts"
 import { maxRisk } from "./classification.ts"
 import { messageOf } from "../text/error-text.ts"
+import { jsonPreview } from "../text/clip.ts"
 
 export const reviewLevels = ["low", "medium", "high"] as const
 export type ReviewLevel = (typeof reviewLevels)[number]
@@ -42,8 +43,7 @@ const isLevel = (value: unknown): value is ReviewLevel => typeof value === "stri
 
 const describeValue = (value: unknown): string => {
   if (value === undefined) return "missing"
-  const json = JSON.stringify(value)
-  return json.length > 40 ? `${json.slice(0, 40)}…` : json
+  return jsonPreview(value, 41)
 }
 
 /** One JSON object alone, or inside exactly one ```json (or bare ```) fence with nothing around it. */

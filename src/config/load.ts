@@ -9,6 +9,7 @@ import { locateJsonSyntaxError } from "./json-syntax.ts"
 import { describeParseError } from "./parse-errors.ts"
 import { Config, configDefaults, legacyKeys } from "./schema.ts"
 import { messageOf } from "../text/error-text.ts"
+import { plural } from "../text/plural.ts"
 
 export interface LoadedConfig {
   readonly file: string
@@ -41,7 +42,7 @@ export const parseConfigText = (file: string, text: string): Either.Either<Loade
     Either.map((config): LoadedConfig => ({ file, raw: json as Record<string, unknown>, config })),
     Either.mapLeft((error) => {
       const problems = describeParseError(error)
-      const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : ""
+      const more = problems.length > 1 ? ` (and ${plural(problems.length - 1, "more problem")})` : ""
       return new ConfigError({ message: `${file}: ${problems[0] ?? "invalid"}${more}` })
     })
   )

@@ -6,6 +6,7 @@
 import type { Mode } from "../session/document.ts"
 import { objectSchemaProblem } from "../tools/json-schema-check.ts"
 import { messageOf } from "../text/error-text.ts"
+import { jsonPreview } from "../text/clip.ts"
 
 export const manifestFileName = "tools.json"
 export const setNamePattern = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
@@ -59,14 +60,9 @@ type Json = Readonly<Record<string, unknown>>
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
 
-const shown = (value: unknown): string => {
-  const text = JSON.stringify(value) ?? String(value)
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text
-}
-
 class Problem extends Error {}
 const bad = (field: string, expected: string, value: unknown): never => {
-  throw new Problem(`${field}: expected ${expected}${value === undefined ? "" : ` (got ${shown(value)})`}`)
+  throw new Problem(`${field}: expected ${expected}${value === undefined ? "" : ` (got ${jsonPreview(value, 40)})`}`)
 }
 
 const knownSetFields = new Set(["enabled", "runner", "catalogs", "tools", "entry", "approval", "timeoutSeconds", "description"])

@@ -32,6 +32,7 @@ import { warmSdkParsers } from "./sdk-warmup.ts"
 import type { McpServerPlan } from "./server-config.ts"
 import type { ServerProcess } from "./server-process.ts"
 import { messageOf } from "../text/error-text.ts"
+import { plural } from "../text/plural.ts"
 
 export type McpServerStatus = "starting" | "ready" | "failed" | "disabled"
 
@@ -334,7 +335,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
         }
         if (state.status === "ready" && !state.joined) {
           join(state)
-          state.pendingNote = `MCP server ${state.plan.name} is ready: ${state.tools.length} tool${state.tools.length === 1 ? "" : "s"} join from this turn.`
+          state.pendingNote = `MCP server ${state.plan.name} is ready: ${plural(state.tools.length, "tool")} join from this turn.`
         }
         if (state.pendingNote !== undefined) {
           notes.push(state.pendingNote)
@@ -368,7 +369,7 @@ export const makeMcpServers = (options: McpServersOptions): Effect.Effect<McpSer
         const connection = state.connection as Connection | undefined
         if (state.status === "ready") {
           join(state)
-          return `MCP server ${name} restarted: ${state.tools.length} tool${state.tools.length === 1 ? "" : "s"} (${connection?.transport ?? "?"}).`
+          return `MCP server ${name} restarted: ${plural(state.tools.length, "tool")} (${connection?.transport ?? "?"}).`
         }
         if (state.status === "failed") {
           state.pendingNote = undefined

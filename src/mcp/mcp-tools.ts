@@ -22,12 +22,13 @@ import { jsonSchemaChecker } from "../tools/json-schema-check.ts"
 import type { McpServerPlan } from "./server-config.ts"
 import type { ServerCalls } from "./call-timers.ts"
 import { messageOf } from "../text/error-text.ts"
+import { clip } from "../text/clip.ts"
 
 const SUMMARY_ARGS_CHARS = 300
 
 const argumentsText = (args: unknown): string => {
   const text = JSON.stringify(args) ?? "{}"
-  return text.length <= SUMMARY_ARGS_CHARS ? text : `${text.slice(0, SUMMARY_ARGS_CHARS - 1)}…`
+  return clip(text, SUMMARY_ARGS_CHARS)
 }
 
 export const isOffered = (plan: Pick<McpServerPlan, "allow" | "deny">, tool: string): boolean =>

@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import { locateJsonSyntaxError } from "../config/json-syntax.ts"
 import { isValidPromptDirName, promptDirNameRule, readManifestFile, saveManifestChanges } from "../prompts/manifest.ts"
 import { codeOf, messageOf } from "../text/error-text.ts"
+import { isStrictlyWithin } from "../files/within.ts"
 
 /** A refused plugin command (an unknown or broken plugin) or a failed manifest write; the message is for the operator. */
 export class PluginError extends Schema.TaggedError<PluginError>()("PluginError", {
@@ -62,11 +63,6 @@ const describeValue = (value: unknown): string => {
 
 const hasEntryExtension = (file: string): boolean => (pluginEntryExtensions as ReadonlyArray<string>).includes(path.extname(file).toLowerCase())
 
-const isInside = (dir: string, file: string): boolean => {
-  const relative = path.relative(dir, file)
-  return relative !== "" && !relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative)
-}
-
 type Fields = { readonly _tag: "Fields"; readonly raw: Record<string, unknown>; readonly entry: string; readonly enabled: boolean }
 
 /** Validates a manifest's JSON and fields (not the entry file itself); `problem` names the field. */
@@ -100,7 +96,7 @@ export const parsePluginManifestText = (text: string): Fields | { readonly _tag:
 /** Where `entry` leads from the folder `dir`: its real path, or what is wrong with it. */
 const resolveEntry = (dir: string, entry: string): { readonly path: string } | { readonly problem: string } => {
   const named = path.resolve(dir, entry)
-  if (!isInside(dir, named)) return { problem: `"entry" must stay inside the plugin's folder (got ${JSON.stringify(entry)})` }
+  if (!isStrictlyWithin(dir, named)) return { problem: `"entry" must stay inside the plugin's folder (got ${JSON.stringify(entry)})` }
   let realDir: string
   let realEntry: string
   try {
@@ -110,7 +106,7 @@ const resolveEntry = (dir: string, entry: string): { readonly path: string } | {
     const code = codeOf(error)
     return { problem: code === "ENOENT" ? `"entry" names a file that does not exist (${named})` : `"entry" cannot be resolved (${code})` }
   }
-  if (!isInside(realDir, realEntry)) {
+  if (!isStrictlyWithin(realDir, realEntry)) {
     return { problem: `"entry" leads outside the plugin's folder through a symbolic link (${JSON.stringify(entry)} is ${realEntry})` }
   }
   if (!hasEntryExtension(realEntry)) return { problem: `"entry" must be ${entryRule} (${JSON.stringify(entry)} is ${realEntry})` }

@@ -20,6 +20,7 @@ import { locateJsonSyntaxError } from "../config/json-syntax.ts"
 import { writeFileAtomic } from "../files/atomic.ts"
 import { maxInstructionBytes, maxManifestBytes, readConfined, readRegularFile, type ConfinedRoot } from "../files/confined-read.ts"
 import { codeOf, messageOf } from "../text/error-text.ts"
+import { plural } from "../text/plural.ts"
 
 /** A refused or failed change to a prompt set or attachment; the message is for the operator. */
 export class PromptChangeError extends Schema.TaggedError<PromptChangeError>()("PromptChangeError", {
@@ -111,7 +112,7 @@ export const parseManifestText = (file: string, text: string, kind: ManifestKind
   const raw = json as Record<string, unknown>
   const problems = fieldProblems(raw, kind)
   if (problems.length > 0) {
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : ""
+    const more = problems.length > 1 ? ` (and ${plural(problems.length - 1, "more problem")})` : ""
     return { _tag: "Problem", file, problem: `${problems[0]}${more}` }
   }
   const order = raw["order"]

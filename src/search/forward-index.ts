@@ -171,7 +171,7 @@ const dirOfRel = (rel: string): string => {
   const slash = rel.lastIndexOf("/")
   return slash === -1 ? "" : rel.slice(0, slash)
 }
-const isUnder = (rel: string, dir: string): boolean => dir === "" || rel === dir || rel.startsWith(`${dir}/`)
+const relativeUnder = (rel: string, dir: string): boolean => dir === "" || rel === dir || rel.startsWith(`${dir}/`)
 const isIgnoreFile = (name: string): boolean => (IGNORE_FILE_NAMES as ReadonlyArray<string>).includes(name)
 
 /** Where the stems of a kernel's local term ids are (one per kernel: this thread's, each worker's). */
@@ -346,8 +346,8 @@ export class SearchIndex {
   }
 
   private removeDirTree(rel: string): void {
-    for (const dir of [...this.dirs.keys()]) if (isUnder(dir, rel)) this.dirs.delete(dir)
-    for (const file of [...this.byRel.keys()]) if (isUnder(file, rel)) this.removeFile(file)
+    for (const dir of [...this.dirs.keys()]) if (relativeUnder(dir, rel)) this.dirs.delete(dir)
+    for (const file of [...this.byRel.keys()]) if (relativeUnder(file, rel)) this.removeFile(file)
   }
 
   /** Stores one file's entries (local term ids of a kernel) as its segment, one entry per stem. */
@@ -730,7 +730,7 @@ export class SearchIndex {
       return
     }
     const seenFiles = new Set<string>()
-    const before = new Set([...this.dirs.keys()].filter((dir) => isUnder(dir, rel)))
+    const before = new Set([...this.dirs.keys()].filter((dir) => relativeUnder(dir, rel)))
     const seenDirs = new Set<string>()
     const start = await WalkDir.open(this.root, abs)
     // visitDir records every directory it lists; files already indexed are kept as they are.
@@ -745,7 +745,7 @@ export class SearchIndex {
       queue.push(...children)
     }
     for (const dir of before) if (!seenDirs.has(dir)) this.dirs.delete(dir)
-    for (const file of [...this.byRel.keys()]) if (isUnder(file, rel) && !seenFiles.has(file)) this.removeFile(file)
+    for (const file of [...this.byRel.keys()]) if (relativeUnder(file, rel) && !seenFiles.has(file)) this.removeFile(file)
   }
 
   // ---- query ----------------------------------------------------------------------------------------

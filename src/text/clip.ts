@@ -13,3 +13,6 @@ export const oneLine = (text: string): string =>
     .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
     .replace(/\s+/g, " ")
     .trim()
+
+/** A value as JSON for a message about it, clipped to `max` characters: `"abc"`, `[1,2]`, `{"a":…`. */
+export const jsonPreview = (value: unknown, max: number): string => clip(JSON.stringify(value) ?? String(value), max)

@@ -13,6 +13,8 @@ import { BASH_OUTPUT_CAPS, bashSpecs, type BashSettings, type BashSpecs, type Co
 import { defineTool, ToolError, type Tool, type ToolContext, type ToolSpec } from "./tool.ts"
 import { byteLength, cutLine } from "./truncate.ts"
 import { formatBytes } from "../text/bytes.ts"
+import { clip } from "../text/clip.ts"
+import { plural } from "../text/plural.ts"
 
 export interface BashToolsOptions {
   readonly background: BackgroundBashShape
@@ -118,7 +120,7 @@ export const capHeadTail = (context: ToolContext, toolName: string, text: string
   if (omitted === 0 && !cut) return Effect.succeed([...head, ...tail].join("\n"))
 
   const omittedBytes = omitted === 0 ? 0 : byteLength(body.slice(headEnd, tailStart))
-  const reason = omitted === 0 ? `lines longer than ${caps.maxLineChars} characters were cut` : `${omitted} ${omitted === 1 ? "line" : "lines"} (${formatBytes(omittedBytes)}) not shown`
+  const reason = omitted === 0 ? `lines longer than ${caps.maxLineChars} characters were cut` : `${plural(omitted, "line")} (${formatBytes(omittedBytes)}) not shown`
   // Cut lines only: the note goes last. Lines left out: it goes where they were.
   const join = (note: string): string => (omitted === 0 ? [...head, ...tail, note] : [...head, note, ...tail]).join("\n")
   return context.spill(toolName, text).pipe(
@@ -131,7 +133,7 @@ export const capHeadTail = (context: ToolContext, toolName: string, text: string
 
 const commandPreview = (command: string): string => {
   const firstLine = command.trim().split("\n")[0] ?? ""
-  const preview = firstLine.length > 80 ? `${firstLine.slice(0, 80)}…` : firstLine
+  const preview = clip(firstLine, 81)
   return firstLine !== command.trim() && preview === firstLine ? `${preview} …` : preview
 }
 

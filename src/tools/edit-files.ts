@@ -153,8 +153,6 @@ export const linesAround = (ranges: ReadonlyArray<readonly [number, number]>, ar
 /** "line 4" or "lines 4–6". */
 export const lineRange = (from: number, to: number): string => (from === to ? `line ${from}` : `lines ${from}–${to}`)
 
-export const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`
-
 // ---------------------------------------------------------------------------------------------
 // One change at a time per file
 // ---------------------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ import {
   lineRange,
   linesAround,
   openForReading,
-  plural,
   refuseDirectorySyntax,
   replaceFile,
   serialized,
@@ -28,6 +27,7 @@ import { disjoint, locate, nearMiss, unescaped, withoutLinePrefixes, type Match 
 import { statOrNotFound } from "./not-found.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { formatBytes } from "../text/bytes.ts"
+import { plural } from "../text/plural.ts"
 
 export interface EditArgs {
   readonly path: string

@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import type { Question, QuestionAnswer, QuestionAsker } from "./questions.ts"
 import * as P from "./params.ts"
 import { everyMode, defineTool, ToolError, type Tool } from "./tool.ts"
+import { plural } from "../text/plural.ts"
 
 export const headerLimit = 12
 
@@ -64,7 +65,7 @@ export const makeQuestionTool = (operator: QuestionAsker): Tool =>
         risk: "low",
         authority: "read",
         scope: "workspace",
-        summary: `ask the operator ${args.questions.length} question${args.questions.length === 1 ? "" : "s"}`,
+        summary: `ask the operator ${plural(args.questions.length, "question")}`,
         paths: []
       }),
     run: (args) =>

@@ -6,6 +6,7 @@ import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "
 import { byteLength, cutLine } from "./truncate.ts"
 import { messageOf } from "../text/error-text.ts"
 import { formatBytes } from "../text/bytes.ts"
+import { plural } from "../text/plural.ts"
 
 const SNIFF_BYTES = 8192
 const CHUNK_BYTES = 64 * 1024
@@ -255,7 +256,7 @@ export const readFile = (
     })
     if (request.offset > 1 && request.offset > collector.lineCount) {
       return yield* new ToolError({
-        message: `offset ${request.offset} is past the end of ${display} (${collector.lineCount} line${collector.lineCount === 1 ? "" : "s"}).`
+        message: `offset ${request.offset} is past the end of ${display} (${plural(collector.lineCount, "line")}).`
       })
     }
     return { text: formatRead(collector, request) }

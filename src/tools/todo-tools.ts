@@ -8,6 +8,7 @@ import type { Todo } from "../session/document.ts"
 import { formatTodos } from "../session/todos.ts"
 import * as P from "./params.ts"
 import { everyMode, defineTool, ToolError, type Tool } from "./tool.ts"
+import { plural } from "../text/plural.ts"
 
 export interface TodoStore {
   readonly get: Effect.Effect<ReadonlyArray<Todo>>
@@ -50,7 +51,7 @@ export const makeTodoTools = (store: TodoStore): { readonly todowrite: Tool; rea
         yield* store.set(cleaned)
         return {
           text:
-            `Todo list replaced: ${cleaned.length} item${cleaned.length === 1 ? "" : "s"} (${countByStatus(cleaned)}).\n${formatTodos(cleaned)}` +
+            `Todo list replaced: ${plural(cleaned.length, "item")} (${countByStatus(cleaned)}).\n${formatTodos(cleaned)}` +
             `\n\nPrevious list (${previous.length}):\n${formatTodos(previous)}`
         }
       })
@@ -61,6 +62,6 @@ export const makeTodoTools = (store: TodoStore): { readonly todowrite: Tool; rea
     description: "Show the session's todo list.",
     parameters: P.object({}),
     classify: () => noFiles("read the todo list"),
-    run: () => Effect.map(store.get, (todos) => ({ text: `${todos.length} item${todos.length === 1 ? "" : "s"} (${countByStatus(todos)}).\n${formatTodos(todos)}` }))
+    run: () => Effect.map(store.get, (todos) => ({ text: `${plural(todos.length, "item")} (${countByStatus(todos)}).\n${formatTodos(todos)}` }))
   })
 })

@@ -7,8 +7,9 @@ import type * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { checkParent, countLines, errorCode, plural, refuseDirectorySyntax, replaceFile, serialized, toolErrorFrom } from "./edit-files.ts"
+import { checkParent, countLines, errorCode, refuseDirectorySyntax, replaceFile, serialized, toolErrorFrom } from "./edit-files.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
+import { plural } from "../text/plural.ts"
 
 export interface WriteArgs {
   readonly path: string

@@ -25,13 +25,13 @@ const kindLabel = (entry: TrustEntry): string => (entry.kind === "tools" ? "tool
 
 /** Each entry's line and the lines under it; inert, since every name and value comes from the repository. */
 export const entryLines = (entries: ReadonlyArray<TrustEntry>): ReadonlyArray<string> =>
-  entries.flatMap((entry) => [`  ${kindLabel(entry)} ${entry.name}: ${entry.describe}`, ...entry.details.map((line) => `      ${line}`)].map(oneLine))
+  entries.flatMap((entry) => [`  ${kindLabel(entry)} ${entry.name}: ${entry.describe}`, ...entry.details.map((line) => `      ${line}`)].map(withVisibleBreaks))
 
 /** A line stays one line: a newline the repository slipped in cannot draw a line of its own. */
-const oneLine = (line: string): string => visible(line).replace(/[\n\t]/g, (char) => (char === "\n" ? "\u2424" : "\u2409"))
+const withVisibleBreaks = (line: string): string => visible(line).replace(/[\n\t]/g, (char) => (char === "\n" ? "\u2424" : "\u2409"))
 
 export const trustQuestion = (workspace: string, entries: ReadonlyArray<TrustEntry>): string =>
-  [`${oneLine(workspace)} supplies programs the model could run:`, ...entryLines(entries), "Trust them? (asked again when they change)"].join("\n")
+  [`${withVisibleBreaks(workspace)} supplies programs the model could run:`, ...entryLines(entries), "Trust them? (asked again when they change)"].join("\n")
 
 export const decideTrust = (options: {
   readonly home: string

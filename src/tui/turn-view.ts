@@ -13,6 +13,7 @@ import type { Palette } from "../terminal/colors.ts"
 import { clipText } from "./width.ts"
 import { InertStream, visible, visibleValue } from "../terminal/inert.ts"
 import { formatBytes } from "../text/bytes.ts"
+import { plural } from "../text/plural.ts"
 
 export interface TurnSurface {
   readonly commit: (lines: ReadonlyArray<string>) => void
@@ -143,7 +144,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
         const call = calls.get(result.callId)
         const bytes = Buffer.byteLength(result.text)
         const lineCount = result.text === "" ? 0 : result.text.replace(/\n$/, "").split("\n").length
-        const facts = `${lineCount} line${lineCount === 1 ? "" : "s"} · ${formatBytes(bytes)} · ${formatDuration(durationMs)}`
+        const facts = `${plural(lineCount, "line")} · ${formatBytes(bytes)} · ${formatDuration(durationMs)}`
         const width = surface.columns() - 1
         if (denied.has(result.callId)) {
           surface.commit([palette.yellow(clipText(`  ⎿ denied · ${result.text.split("\n")[0] ?? ""}`, width))])
