@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import { makePathFence } from "../../src/approval/path-fence.ts"
 import { runArgv } from "../../src/bash/run-argv.ts"
 import { makeExternalTools } from "../../src/external-tools/session-tools.ts"
-import { reservedToolNames } from "../../src/tools/builtin.ts"
+import { reservedToolNames } from "../../src/tools/tool-names.ts"
 import type { Tool, ToolContext } from "../../src/tools/tool.ts"
 import { median, ms, ratio } from "./measure.ts"
 

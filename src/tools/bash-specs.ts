@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import type { Classification } from "../approval/classification.ts"
 import { DEFAULT_LOG_READ_BYTES } from "../bash/limits.ts"
 import * as P from "./params.ts"
-import { workModeOnly, type ToolContext, type ToolFailure, type ToolSpec } from "./tool.ts"
+import { toolSpec, workModeOnly, type ToolContext, type ToolFailure } from "./tool.ts"
 import { formatBytes } from "../text/bytes.ts"
 
 /** How much of a foreground command's output the model sees: the beginning and, mostly, the end. */
@@ -59,6 +59,15 @@ export interface BashSettings {
   readonly env?: NodeJS.ProcessEnv
 }
 
+/** The shell tools' names, each written once; the keys are those of `bashSpecs`'s result. */
+export const bashToolNames = {
+  bash: "bash",
+  bashStart: "bash_start",
+  bashStatus: "bash_status",
+  bashLogs: "bash_logs",
+  bashStop: "bash_stop"
+} as const
+
 /** The command classifier (approval/); bash and bash_start classify with it. */
 export type CommandClassifier = (command: string, context: ToolContext) => Effect.Effect<Classification, ToolFailure>
 
@@ -67,10 +76,9 @@ export const bashSpecs = (settings: BashSettings, classifyCommand: CommandClassi
   const caps = settings.caps
   const backgroundLimit = settings.backgroundTimeoutSeconds === null ? "" : ` after ${formatLimit(settings.backgroundTimeoutSeconds)} and`
   const command = P.object({ command: P.string("Shell command.") })
-  const spec = <F extends import("effect/Schema").Struct.Fields>(definition: ToolSpec<F>): ToolSpec<F> => definition
   return {
-    bash: spec({
-      name: "bash",
+    bash: toolSpec({
+      name: bashToolNames.bash,
       modes: workModeOnly,
       description:
         `Run a shell command (${shell} -c) in the workspace and wait for it; killed after ${formatLimit(settings.bashTimeoutSeconds)}. stdin is closed. ` +
@@ -81,8 +89,8 @@ export const bashSpecs = (settings: BashSettings, classifyCommand: CommandClassi
       parameters: command,
       classify: (args, context) => classifyCommand(args.command, context)
     }),
-    bashStart: spec({
-      name: "bash_start",
+    bashStart: toolSpec({
+      name: bashToolNames.bashStart,
       modes: workModeOnly,
       description:
         `Start a shell command (${shell} -c) in the background in the workspace; returns a task id (bg1, bg2, …) at once. ` +
@@ -92,15 +100,15 @@ export const bashSpecs = (settings: BashSettings, classifyCommand: CommandClassi
       parameters: command,
       classify: (args, context) => classifyCommand(args.command, context)
     }),
-    bashStatus: spec({
-      name: "bash_status",
+    bashStatus: toolSpec({
+      name: bashToolNames.bashStatus,
       modes: workModeOnly,
       description: "State of a background task (running, exited with code, stopped, timed out, killed by a signal), or of all tasks without id.",
       parameters: P.object({ id: P.optional(P.string("Task id, e.g. bg1.")) }),
-      classify: (args) => Effect.succeed(noPaths("low", "read", `bash_status ${args.id ?? "(all)"}`, "bash_status"))
+      classify: (args) => Effect.succeed(noPaths("low", "read", `${bashToolNames.bashStatus} ${args.id ?? "(all)"}`, bashToolNames.bashStatus))
     }),
-    bashLogs: spec({
-      name: "bash_logs",
+    bashLogs: toolSpec({
+      name: bashToolNames.bashLogs,
       modes: workModeOnly,
       description:
         "Read a background task's output (stdout and stderr interleaved) by byte offset. Without offset: the last `limit` bytes. " +
@@ -111,14 +119,14 @@ export const bashSpecs = (settings: BashSettings, classifyCommand: CommandClassi
         offset: P.optional(P.integer("Byte offset to read from.", { minimum: 0 })),
         limit: P.optional(P.integer(`Bytes to read (default ${DEFAULT_LOG_READ_BYTES}).`, { minimum: 64, maximum: BASH_LOGS_MAX_BYTES }))
       }),
-      classify: (args) => Effect.succeed(noPaths("low", "read", `bash_logs ${args.id}`, "bash_logs"))
+      classify: (args) => Effect.succeed(noPaths("low", "read", `${bashToolNames.bashLogs} ${args.id}`, bashToolNames.bashLogs))
     }),
-    bashStop: spec({
-      name: "bash_stop",
+    bashStop: toolSpec({
+      name: bashToolNames.bashStop,
       modes: workModeOnly,
       description: `Stop a background task: its whole process tree gets SIGTERM, then SIGKILL after ${settings.graceMs / 1000} s.`,
       parameters: P.object({ id: P.string("Task id, e.g. bg1.") }),
-      classify: (args) => Effect.succeed(noPaths("low", "execute", `stop background task ${args.id}`, "bash_stop"))
+      classify: (args) => Effect.succeed(noPaths("low", "execute", `stop background task ${args.id}`, bashToolNames.bashStop))
     })
   }
 }

@@ -9,7 +9,7 @@ import type { BackgroundBashShape, TaskInfo } from "../bash/background.ts"
 import { runForeground, type ForegroundOutcome } from "../bash/foreground.ts"
 import { DEFAULT_LOG_READ_BYTES, defaultShell } from "../bash/limits.ts"
 import { sandboxStartNote, sandboxStatus, type SandboxRequest } from "../bash/sandbox.ts"
-import { BASH_OUTPUT_CAPS, bashSpecs, type BashSettings, type BashSpecs, type CommandClassifier, type HeadTailCaps } from "./bash-specs.ts"
+import { BASH_OUTPUT_CAPS, type BashSettings, bashSpecs, type BashSpecs, bashToolNames, type CommandClassifier, type HeadTailCaps } from "./bash-specs.ts"
 import { defineTool, ToolError, type Tool, type ToolContext, type ToolSpec } from "./tool.ts"
 import { byteLength, cutLine } from "./truncate.ts"
 import { formatBytes } from "../text/bytes.ts"
@@ -217,7 +217,7 @@ export const makeBashRunners = (options: Omit<BashToolsOptions, "classifyCommand
         const status = statusLine(result.outcome)
         const note = unsandboxedNote(sandbox)
         if (result.totalBytes === 0) return { text: `${status}\n(no output)${note}` }
-        return { text: `${status}\n${yield* capHeadTail(context, "bash", result.output, caps)}${note}` }
+        return { text: `${status}\n${yield* capHeadTail(context, bashToolNames.bash, result.output, caps)}${note}` }
       }),
     bashStart: (args, context) =>
       Effect.gen(function* () {

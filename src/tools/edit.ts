@@ -28,6 +28,7 @@ import { statOrNotFound } from "./not-found.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { formatBytes } from "../text/bytes.ts"
 import { plural } from "../text/plural.ts"
+import { editSpec } from "./write-specs.ts"
 
 export interface EditArgs {
   readonly path: string
@@ -214,11 +215,11 @@ export const editFile = (args: EditArgs, context: ToolContext): Effect.Effect<To
     if (args.old_string === args.new_string) {
       return yield* new ToolError({ message: "old_string and new_string are identical; there is nothing to change." })
     }
-    const syntax = refuseDirectorySyntax(args.path, "edit")
+    const syntax = refuseDirectorySyntax(args.path, editSpec.name)
     if (syntax !== undefined) return yield* syntax
     const { real, display } = yield* context.fence.resolve(args.path, "write")
     return yield* Effect.tryPromise({
       try: () => serialized(real, () => edit(real, display, args, context)),
-      catch: toolErrorFrom("edit", display)
+      catch: toolErrorFrom(editSpec.name, display)
     })
   })

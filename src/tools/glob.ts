@@ -7,6 +7,7 @@ import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "
 import { capLines, type OutputCaps } from "./truncate.ts"
 import { ignoreRootFor, walk, WalkAborted, WalkDir } from "../files/walk/walk.ts"
 import { messageOf } from "../text/error-text.ts"
+import { globSpec } from "./specs.ts"
 
 export const GLOB_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
 
@@ -70,5 +71,5 @@ export const findFiles = (args: { readonly pattern: string; readonly path?: stri
         error instanceof WalkAborted ? new ToolError({ message: "glob was interrupted" }) : new ToolError({ message: `glob failed: ${messageOf(error)}` })
     })
     if (found.length === 0) return noMatch
-    return { text: yield* capLines(context, "glob", found, GLOB_CAPS, { unit: "paths" }) }
+    return { text: yield* capLines(context, globSpec.name, found, GLOB_CAPS, { unit: "paths" }) }
   })

@@ -10,6 +10,7 @@ import { capLines, type OutputCaps } from "./truncate.ts"
 import { ignoreRootFor, WalkAborted } from "../files/walk/walk.ts"
 import { messageOf } from "../text/error-text.ts"
 import { formatBytes } from "../text/bytes.ts"
+import { grepSpec } from "./specs.ts"
 
 export const GREP_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
 
@@ -96,7 +97,7 @@ export const grepOutput = (context: ToolContext, request: GrepRequest, display: 
       return `No matches for ${request.pattern} in ${where}; .git, ignored and binary files are skipped.`
     }
     const lines = formatRecords(result.records, (file) => context.fence.display(path.join(request.root, file)))
-    const text = yield* capLines(context, "grep", lines, GREP_CAPS, { unit: "lines" })
+    const text = yield* capLines(context, grepSpec.name, lines, GREP_CAPS, { unit: "lines" })
     return result.truncated
       ? `${text}\n[The search stopped after ${GREP_MAX_RECORDS} output lines or ${formatBytes(GREP_MAX_TEXT)}; narrow the pattern, path or glob.]`
       : text

@@ -6,6 +6,7 @@ import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "
 import { capLines, type OutputCaps } from "./truncate.ts"
 import { compareNames } from "../files/walk/walk.ts"
 import { messageOf } from "../text/error-text.ts"
+import { listSpec } from "./specs.ts"
 
 export const LIST_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
 
@@ -49,5 +50,5 @@ export const listDirectory = (args: { readonly path?: string | undefined }, cont
       catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: `cannot list ${display}: ${messageOf(error)}` }))
     })
     if (lines.length === 0) return { text: `${display} is empty.` }
-    return { text: yield* capLines(context, "list", lines, LIST_CAPS, { unit: "entries" }) }
+    return { text: yield* capLines(context, listSpec.name, lines, LIST_CAPS, { unit: "entries" }) }
   })

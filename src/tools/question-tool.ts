@@ -8,6 +8,7 @@ import * as P from "./params.ts"
 import { everyMode, defineTool, ToolError, type Tool } from "./tool.ts"
 import { plural } from "../text/plural.ts"
 
+export const questionToolName = "question"
 export const headerLimit = 12
 
 const findDuplicate = (values: ReadonlyArray<string>): string | undefined =>
@@ -43,7 +44,7 @@ export const noOperatorText =
 
 export const makeQuestionTool = (operator: QuestionAsker): Tool =>
   defineTool({
-    name: "question",
+    name: questionToolName,
     modes: everyMode,
     description:
       "Ask the operator 1–4 multiple-choice questions when a decision is theirs (preferences, trade-offs, ambiguous " +

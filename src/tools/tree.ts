@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import { describeSymlink } from "./list.ts"
 import { statOrNotFound } from "./not-found.ts"
-import { TREE_DEFAULT_DEPTH } from "./specs.ts"
+import { TREE_DEFAULT_DEPTH, treeSpec } from "./specs.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
 import { ignoreRootFor, WalkAborted, WalkDir } from "../files/walk/walk.ts"
@@ -65,6 +65,6 @@ export const showTree = (args: { readonly path?: string | undefined; readonly de
     })
     const root = display.endsWith("/") ? display : `${display}/`
     if (lines.length === 0) return { text: `${root} (empty, or every entry is ignored)` }
-    const text = yield* capLines(context, "tree", [root, ...lines], TREE_CAPS, { unit: "entries" })
+    const text = yield* capLines(context, treeSpec.name, [root, ...lines], TREE_CAPS, { unit: "entries" })
     return { text: stopped ? `${text}\n[The walk stopped after ${TREE_MAX_ENTRIES} entries; use a smaller depth or a sub-directory.]` : text }
   })

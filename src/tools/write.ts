@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import { checkParent, countLines, errorCode, refuseDirectorySyntax, replaceFile, serialized, toolErrorFrom } from "./edit-files.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { plural } from "../text/plural.ts"
+import { writeSpec } from "./write-specs.ts"
 
 export interface WriteArgs {
   readonly path: string
@@ -68,11 +69,11 @@ const write = async (real: string, display: string, content: string, context: To
 /** The write tool's implementation. */
 export const writeFile = (args: WriteArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
   Effect.gen(function* () {
-    const syntax = refuseDirectorySyntax(args.path, "write")
+    const syntax = refuseDirectorySyntax(args.path, writeSpec.name)
     if (syntax !== undefined) return yield* syntax
     const { real, display } = yield* context.fence.resolve(args.path, "write")
     return yield* Effect.tryPromise({
       try: () => serialized(real, () => write(real, display, args.content, context)),
-      catch: toolErrorFrom("write", display)
+      catch: toolErrorFrom(writeSpec.name, display)
     })
   })

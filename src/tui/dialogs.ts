@@ -14,6 +14,7 @@ import { callDiff } from "./turn-view.ts"
 import { visible, visibleValue } from "../terminal/inert.ts"
 import { inertPrompts, type InertPrompts } from "./inert-prompts.ts"
 import { plural } from "../text/plural.ts"
+import { bashToolNames } from "../tools/bash-specs.ts"
 
 export interface DialogHost {
   /** Hides the live region and hands the keyboard over; returns how to take it back. */
@@ -84,7 +85,7 @@ export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
     const call = { id: "", name: request.toolName, arguments: visibleValue(request.arguments) }
     preview.push(...callDiff(call, palette, host.columns()))
     const args = call.arguments as Record<string, unknown> | undefined
-    if (request.toolName === "bash" || request.toolName === "bash_start") {
+    if (request.toolName === bashToolNames.bash || request.toolName === bashToolNames.bashStart) {
       const command = typeof args?.["command"] === "string" ? args["command"] : ""
       const lines = command.split("\n")
       preview.push(...lines.slice(0, maxCommandLines).map((line) => `    ${palette.cyan(line)}`))

@@ -14,6 +14,9 @@ import { clipText } from "./width.ts"
 import { InertStream, visible, visibleValue } from "../terminal/inert.ts"
 import { formatBytes } from "../text/bytes.ts"
 import { plural } from "../text/plural.ts"
+import { bashToolNames } from "../tools/bash-specs.ts"
+import { questionToolName } from "../tools/question-tool.ts"
+import { editSpec, writeSpec } from "../tools/write-specs.ts"
 
 export interface TurnSurface {
   readonly commit: (lines: ReadonlyArray<string>) => void
@@ -40,10 +43,10 @@ const stringArg = (call: ToolCall, name: string): string | undefined => {
 
 /** The diff an edit or write call would make, as display lines; empty for other tools. */
 export const callDiff = (call: ToolCall, palette: Palette, width: number): Array<string> => {
-  const before = call.name === "edit" ? stringArg(call, "old_string") : call.name === "write" ? "" : undefined
-  const after = call.name === "edit" ? stringArg(call, "new_string") : call.name === "write" ? stringArg(call, "content") : undefined
+  const before = call.name === editSpec.name ? stringArg(call, "old_string") : call.name === writeSpec.name ? "" : undefined
+  const after = call.name === editSpec.name ? stringArg(call, "new_string") : call.name === writeSpec.name ? stringArg(call, "content") : undefined
   if (before === undefined || after === undefined) return []
-  const lines = call.name === "write" ? after.replace(/\n$/, "").split("\n").map((text) => ({ kind: "+" as const, text })) : withContext(diffLines(before, after))
+  const lines = call.name === writeSpec.name ? after.replace(/\n$/, "").split("\n").map((text) => ({ kind: "+" as const, text })) : withContext(diffLines(before, after))
   const shown = lines.slice(0, maxDiffLines).map((line) => {
     const text = clipText(`${line.kind} ${line.text}`, width - 4)
     return `    ${line.kind === "+" ? palette.green(text) : line.kind === "-" ? palette.red(text) : palette.dim(text)}`
@@ -55,7 +58,7 @@ export const callDiff = (call: ToolCall, palette: Palette, width: number): Array
 /** The one line of a call: `crystal run`'s description, with the question tool's headers instead of its JSON. */
 export const callLine = (call: ToolCall, width: number): string => {
   const questions = (call.arguments as { questions?: unknown } | undefined)?.questions
-  if (call.name === "question" && Array.isArray(questions)) {
+  if (call.name === questionToolName && Array.isArray(questions)) {
     const headers = questions.map((question) => (question as { header?: unknown }).header).filter((header) => typeof header === "string")
     return clipText(`question ${headers.join(", ")}`, width)
   }
@@ -154,7 +157,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): RendererSh
           surface.commit([palette.dim(`  ⎿ ok · ${facts}`)])
           if (call !== undefined && !previewed.has(result.callId)) surface.commit(callDiff(call, palette, surface.columns()))
         }
-        if (call?.name === "bash" && !denied.has(result.callId)) {
+        if (call?.name === bashToolNames.bash && !denied.has(result.callId)) {
           const tail = result.text.replace(/\n+$/, "").split("\n").slice(-bashTailLines)
           if (tail.join("") !== "") surface.commit(tail.map((line) => palette.dim(`    ${clipText(line, width - 4)}`)))
         }

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import { makePathFence } from "../../../src/approval/path-fence.ts"
 import type { ApprovalMode } from "../../../src/approval/policy.ts"
 import { makeExternalTools, type ExternalToolsControl } from "../../../src/external-tools/session-tools.ts"
-import { reservedToolNames } from "../../../src/tools/builtin.ts"
+import { reservedToolNames } from "../../../src/tools/tool-names.ts"
 import type { Tool, ToolContext, ToolOutput } from "../../../src/tools/tool.ts"
 import { tempDir } from "../../support/temp.ts"
 
