@@ -7,7 +7,8 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { inertJson } from "../terminal/inert.ts"
 import { writeInertStderr, writeStdout } from "../terminal/output.ts"
-import { otherCommands, type ArgsProblem } from "./flag-check.ts"
+import type { ArgsProblem } from "./flag-check.ts"
+import { otherCommands } from "./flags.ts"
 import { oneLine } from "../text/clip.ts"
 
 /** `crystal` and the subcommand named first, when it is one. */
