@@ -6,7 +6,8 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { crystalHomeRoot, maxManifestBytes, readConfined, workspaceRoot, type ConfinedRoot } from "../files/confined-read.ts"
+import { readManifestText } from "../config/manifest-reader.ts"
+import { crystalHomeRoot, workspaceRoot, type ConfinedRoot } from "../files/confined-read.ts"
 import { hashFiles } from "../trust/hash-files.ts"
 import { manifestFileName, parseManifest, setNamePattern, setNameRule, type ToolSetManifest } from "./manifest.ts"
 import { codeOf } from "../text/error-text.ts"
@@ -86,7 +87,7 @@ const listDirs = (root: string, source: ToolSource, notes: Array<string>): Array
 
 /** tools.json is read only as a regular file inside `root` (the Crystal home, or the workspace for a project set). */
 const readEntry = (found: ToolSetDir, root: ConfinedRoot): ToolSetEntry => {
-  const read = readConfined(root, found.manifestFile, maxManifestBytes)
+  const read = readManifestText(found.manifestFile, root)
   if (read._tag === "Missing") return { ...found, state: "broken", problem: `${found.manifestFile}: missing (a tool set folder needs a tools.json); skipped` }
   if (read._tag === "Refused") return { ...found, state: "broken", problem: `${read.note}; skipped` }
   const parsed = parseManifest(found.manifestFile, read.text)

@@ -4,8 +4,8 @@
  * the file is never rewritten.
  */
 import type { Mode } from "../session/document.ts"
+import { parseJsonObject } from "../config/manifest-reader.ts"
 import { objectSchemaProblem } from "../tools/json-schema-check.ts"
-import { messageOf } from "../text/error-text.ts"
 import { jsonPreview } from "../text/clip.ts"
 
 export const manifestFileName = "tools.json"
@@ -161,15 +161,10 @@ const parseManifestJson = (json: Json, text: string): ToolSetManifest => {
 
 /** `file` names the manifest in the problem. */
 export const parseManifest = (file: string, text: string): ManifestParse => {
-  let json: unknown
+  const parsed = parseJsonObject(text)
+  if (parsed._tag === "Problem") return { _tag: "Bad", problem: `${file}: ${parsed.problem}` }
   try {
-    json = JSON.parse(text.startsWith("\uFEFF") ? text.slice(1) : text)
-  } catch (error) {
-    return { _tag: "Bad", problem: `${file}: not valid JSON (${messageOf(error)})` }
-  }
-  if (!isObject(json)) return { _tag: "Bad", problem: `${file}: expected a JSON object at the top level` }
-  try {
-    return { _tag: "Ok", manifest: parseManifestJson(json, text) }
+    return { _tag: "Ok", manifest: parseManifestJson(parsed.raw, text) }
   } catch (error) {
     if (error instanceof Problem) return { _tag: "Bad", problem: `${file}: ${error.message}; the tool set is skipped` }
     throw error

@@ -15,8 +15,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Schema from "effect/Schema"
 import * as Effect from "effect/Effect"
-import { locateJsonSyntaxError } from "../config/json-syntax.ts"
-import { isValidPromptDirName, promptDirNameRule, readManifestFile, saveManifestChanges } from "../prompts/manifest.ts"
+import { parseJsonObject, readManifestText } from "../config/manifest-reader.ts"
+import { isValidPromptDirName, promptDirNameRule, saveManifestChanges } from "../prompts/manifest.ts"
 import { codeOf, messageOf } from "../text/error-text.ts"
 import { isStrictlyWithin } from "../files/within.ts"
 
@@ -50,7 +50,6 @@ export type PluginManifestRead =
   | { readonly _tag: "Manifest"; readonly manifest: PluginManifest }
   | { readonly _tag: "Problem"; readonly file: string; readonly problem: string }
 
-const bom = "\uFEFF"
 const entryRule = `a relative path to a ${pluginEntryExtensions.join(", ").replace(/, ([^,]*)$/, " or $1")} file inside the plugin's folder`
 
 const describeValue = (value: unknown): string => {
@@ -67,22 +66,9 @@ type Fields = { readonly _tag: "Fields"; readonly raw: Record<string, unknown>; 
 
 /** Validates a manifest's JSON and fields (not the entry file itself); `problem` names the field. */
 export const parsePluginManifestText = (text: string): Fields | { readonly _tag: "Problem"; readonly problem: string } => {
-  const body = text.startsWith(bom) ? text.slice(1) : text
-  let json: unknown
-  try {
-    json = JSON.parse(body)
-  } catch (error) {
-    const where = locateJsonSyntaxError(body)
-    return {
-      _tag: "Problem",
-      problem:
-        where === undefined
-          ? `not valid JSON (${messageOf(error)})`
-          : `not valid JSON at line ${where.line}, column ${where.column}: unexpected ${where.found}`
-    }
-  }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) return { _tag: "Problem", problem: "expected a JSON object at the top level" }
-  const raw = json as Record<string, unknown>
+  const parsed = parseJsonObject(text)
+  if (parsed._tag === "Problem") return { _tag: "Problem", problem: parsed.problem }
+  const raw = parsed.raw
   const entry = raw["entry"]
   if (entry === undefined) return { _tag: "Problem", problem: `"entry" is missing (expected ${entryRule})` }
   if (typeof entry !== "string" || entry.trim() === "" || path.isAbsolute(entry) || !hasEntryExtension(entry)) {
@@ -121,8 +107,8 @@ const resolveEntry = (dir: string, entry: string): { readonly path: string } | {
 /** Reads and checks `<dir>/plugin.json` and where its entry leads. Never writes anything. */
 export const readPluginManifest = (dir: string): PluginManifestRead => {
   const file = path.join(dir, pluginManifestFileName)
-  const read = readManifestFile(file)
-  if ("problem" in read) return { _tag: "Problem", file, problem: read.problem }
+  const read = readManifestText(file, "links followed")
+  if (read._tag !== "Text") return { _tag: "Problem", file, problem: read._tag === "Missing" ? "missing" : read.reason }
   const text = read.text
   const fields = parsePluginManifestText(text)
   if (fields._tag === "Problem") return { _tag: "Problem", file, problem: fields.problem }
