@@ -5,7 +5,8 @@
  * node:child_process is first loaded.
  */
 import * as Effect from "effect/Effect"
-import type { BackgroundBashShape, TaskInfo } from "../bash/background.ts"
+import type { BackgroundBashShape } from "../bash/background.ts"
+import type { TaskInfo } from "../bash/background-tasks.ts"
 import { runForeground, type ForegroundOutcome } from "../bash/foreground.ts"
 import { DEFAULT_LOG_READ_BYTES, defaultShell } from "../bash/limits.ts"
 import { sandboxStartNote, sandboxStatus, type SandboxRequest } from "../bash/sandbox.ts"

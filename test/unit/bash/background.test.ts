@@ -6,9 +6,9 @@ import { BackgroundBash } from "../../../src/bash/background-bash.ts"
 import {
   makeBackgroundBash,
   type BackgroundBashOptions,
-  type BackgroundBashShape,
-  type TaskInfo
+  type BackgroundBashShape
 } from "../../../src/bash/background.ts"
+import type { TaskInfo } from "../../../src/bash/background-tasks.ts"
 import { backgroundTimeoutSeconds } from "../../../src/bash/limits.ts"
 import { trackedLeaders } from "../../../src/bash/process-tree.ts"
 import { makeBashTools, type BashTools } from "../../../src/tools/bash-tools.ts"
