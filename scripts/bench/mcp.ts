@@ -29,12 +29,8 @@ import type { ToolContext } from "../../src/tools/tool.ts"
 import { preciseNow } from "../../test/support/fake-llm/recorded-request.ts"
 import { startFakeLlm } from "../../test/support/fake-llm/server.ts"
 import { everythingServer } from "../../test/support/mcp/servers.ts"
-import { crystalBinary, median, ms, ratio, requireCrystalBinary } from "./measure.ts"
+import { crystalBinary, flag, median, ms, ratio, requireCrystalBinary } from "./measure.ts"
 
-const flag = (name: string, fallback: number) => {
-  const at = process.argv.indexOf(name)
-  return at > 0 ? Number(process.argv[at + 1]) : fallback
-}
 const runs = flag("--runs", 15)
 const calls = flag("--calls", 1000)
 const baselineAt = process.argv.indexOf("--baseline")
