@@ -195,6 +195,7 @@ export const loadModuleSet = (set: LoadableSet & { readonly manifest: ModuleMani
     const manifest = set.manifest
     const tools = found.tools.map((tool) => {
       const ctx = (context: ToolContext) => (signal: AbortSignal) => contextFor(host, set, context, signal)
+      // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no Schema fields: the arguments are checked against a foreign JSON Schema
       return defineTool<{}>({
         name: tool.definition.name,
         description: tool.definition.description,
