@@ -384,7 +384,11 @@ export class SearchIndex {
 
   /** Sizes the entry arrays for a cold build (instead of doubling them, copies and all, as they fill). */
   private reserveEntries(size: number): void {
-    if (size <= this.fwdStems.length) return
+    if (size > this.fwdStems.length) this.resizeEntries(size)
+  }
+
+  /** New entry arrays of `size`, holding the entries used so far. */
+  private resizeEntries(size: number): void {
     const stems = new Int32Array(size)
     stems.set(this.fwdStems.subarray(0, this.fwdUsed))
     const tfs = new Int32Array(size)
@@ -417,13 +421,7 @@ export class SearchIndex {
       this.fwdDead = 0
       return
     }
-    const size = Math.max(needed, this.fwdStems.length * 2)
-    const stems = new Int32Array(size)
-    stems.set(this.fwdStems.subarray(0, this.fwdUsed))
-    const tfs = new Int32Array(size)
-    tfs.set(this.fwdTfs.subarray(0, this.fwdUsed))
-    this.fwdStems = stems
-    this.fwdTfs = tfs
+    this.resizeEntries(Math.max(needed, this.fwdStems.length * 2))
   }
 
   private mainKernel(): SearchKernel {
