@@ -7,10 +7,12 @@
  * object at the top level → the caller's field checks or Schema decoding, whose problems become
  * one line naming the field. Each file's own rules (fields, defaults) stay with its owner.
  */
+import * as fs from "node:fs"
+import * as path from "node:path"
 import type * as ParseResult from "effect/ParseResult"
 import { maxManifestBytes, readConfined, readRegularFile, type ConfinedRoot } from "../files/confined-read.ts"
 import { jsonTextTooDeep } from "../files/json-depth.ts"
-import { messageOf } from "../text/error-text.ts"
+import { codeOf, messageOf } from "../text/error-text.ts"
 import { plural } from "../text/plural.ts"
 import { locateJsonSyntaxError } from "./json-syntax.ts"
 import { describeParseError } from "./parse-errors.ts"
@@ -80,4 +82,48 @@ export const readManifestText = (file: string, source: ManifestSource): Manifest
   const read = readConfined(source, file, maxManifestBytes)
   if (read._tag === "Missing") return { _tag: "Missing" }
   return read._tag === "Refused" ? { _tag: "Refused", reason: read.reason, note: read.note } : { _tag: "Text", text: read.text }
+}
+
+export interface ManifestFolder {
+  readonly name: string
+  readonly dir: string
+  /** The name keeps the folder rule of its kind; a folder that breaks it is skipped with a note. */
+  readonly validName: boolean
+}
+
+/**
+ * The folders under `root` that may hold a manifest (plugins, prompt sets and attachments, tool
+ * sets), sorted by name; hidden entries and anything that is not a directory (a link to one
+ * counts) are passed over. A missing root holds none; `unreadable` is the code of a root that
+ * exists but cannot be listed.
+ */
+export const listManifestFolders = (
+  root: string,
+  isValidName: (name: string) => boolean
+): { readonly folders: ReadonlyArray<ManifestFolder> } | { readonly unreadable: string } => {
+  let entries: Array<fs.Dirent>
+  try {
+    entries = fs.readdirSync(root, { withFileTypes: true })
+  } catch (error) {
+    const code = codeOf(error)
+    return code === "ENOENT" || code === "ENOTDIR" ? { folders: [] } : { unreadable: code }
+  }
+  const folders: Array<ManifestFolder> = []
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (entry.name.startsWith(".")) continue
+    const dir = path.join(root, entry.name)
+    if (!isDirectory(entry, dir)) continue
+    folders.push({ name: entry.name, dir, validName: isValidName(entry.name) })
+  }
+  return { folders }
+}
+
+const isDirectory = (entry: fs.Dirent, full: string): boolean => {
+  if (entry.isDirectory()) return true
+  if (!entry.isSymbolicLink()) return false
+  try {
+    return fs.statSync(full).isDirectory()
+  } catch {
+    return false
+  }
 }

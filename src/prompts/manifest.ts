@@ -16,10 +16,10 @@ import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { bom, firstProblem, parseJsonObject, readManifestText, withoutBom } from "../config/manifest-reader.ts"
+import { bom, firstProblem, listManifestFolders, parseJsonObject, readManifestText, withoutBom } from "../config/manifest-reader.ts"
 import { writeFileAtomic } from "../files/atomic.ts"
 import { maxInstructionBytes, readConfined, type ConfinedRoot } from "../files/confined-read.ts"
-import { codeOf, messageOf } from "../text/error-text.ts"
+import { messageOf } from "../text/error-text.ts"
 
 /** A refused or failed change to a prompt set or attachment; the message is for the operator. */
 export class PromptChangeError extends Schema.TaggedError<PromptChangeError>()("PromptChangeError", {
@@ -148,33 +148,21 @@ export const listPromptDirs = (
   skipped: Array<SkippedPromptDir>,
   notes: Array<string>
 ): Array<PromptDirEntry> => {
-  let names: Array<string>
-  try {
-    names = fs.readdirSync(root)
-  } catch (error) {
-    const code = codeOf(error)
-    if (code !== "ENOENT" && code !== "ENOTDIR") notes.push(`${root}: cannot be read (${code}); no ${kind}s from there.`)
+  const listed = listManifestFolders(root, isValidPromptDirName)
+  if ("unreadable" in listed) {
+    notes.push(`${root}: cannot be read (${listed.unreadable}); no ${kind}s from there.`)
     return []
   }
   const entries: Array<PromptDirEntry> = []
-  for (const id of names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (id.startsWith(".")) continue
-    const dir = path.join(root, id)
-    let isDirectory: boolean
-    try {
-      isDirectory = fs.statSync(dir).isDirectory()
-    } catch {
+  for (const { name: id, dir, validName } of listed.folders) {
+    if (validName) {
+      entries.push({ id, dir })
       continue
     }
-    if (!isDirectory) continue
-    if (!isValidPromptDirName(id)) {
-      const reason = `${dir}: the name of a ${kind} must be ${promptDirNameRule}`
-      const note = `${reason}; skipped.`
-      skipped.push({ id, dir, reason, note })
-      notes.push(note)
-      continue
-    }
-    entries.push({ id, dir })
+    const reason = `${dir}: the name of a ${kind} must be ${promptDirNameRule}`
+    const note = `${reason}; skipped.`
+    skipped.push({ id, dir, reason, note })
+    notes.push(note)
   }
   return entries
 }

@@ -5,9 +5,10 @@
  * parameter-schema check of tools.json, the trust hash of mcp.json) and ended Crystal with a stack
  * trace; now it is one note naming the file.
  */
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { firstProblem, maxJsonDepth, parseJsonObject, readManifestText } from "../../../src/config/manifest-reader.ts"
+import { firstProblem, listManifestFolders, maxJsonDepth, parseJsonObject, readManifestText } from "../../../src/config/manifest-reader.ts"
 import { discoverToolSets } from "../../../src/external-tools/discover.ts"
 import { crystalHomeRoot, workspaceRoot } from "../../../src/files/confined-read.ts"
 import { readWorkspaceServers } from "../../../src/mcp/workspace-servers.ts"
@@ -50,6 +51,23 @@ describe("parseJsonObject", () => {
     expect(readManifestText(path.join(ws, "none.json"), workspaceRoot(ws))).toEqual({ _tag: "Missing" })
     expect(readManifestText(path.join(ws, "..", "outside.json"), workspaceRoot(ws))._tag).toBe("Refused")
     expect(readManifestText(path.join(root, "outside.json"), "links followed")).toEqual({ _tag: "Text", text: "{}" })
+  })
+})
+
+describe("listManifestFolders", () => {
+  it("lists the folders by name (a link to one counts), passes over hidden entries and files, and marks bad names", async () => {
+    const root = await tempDir("crystal-folders-")
+    await writeTree(root, { "sets/b/x": "", "sets/a/x": "", "sets/.hidden/x": "", "sets/file.json": "{}", "sets/9bad/x": "", "elsewhere/x": "" })
+    fs.symlinkSync(path.join(root, "elsewhere"), path.join(root, "sets", "linked"))
+    const listed = listManifestFolders(path.join(root, "sets"), (name) => /^[a-z]/.test(name))
+    expect("folders" in listed && listed.folders.map((folder) => [folder.name, folder.validName])).toEqual([
+      ["9bad", false],
+      ["a", true],
+      ["b", true],
+      ["linked", true]
+    ])
+    expect(listManifestFolders(path.join(root, "missing"), () => true)).toEqual({ folders: [] })
+    expect(listManifestFolders(path.join(root, "sets", "file.json"), () => true)).toEqual({ folders: [] })
   })
 })
 
