@@ -19,7 +19,7 @@ import { defaultOllamaHost, findLocalOllamaModel } from "../src/providers/ollama
 import type { Mode, SessionDocument } from "../src/session/document.ts"
 import { latestSessionOrUnreadable } from "../src/session/continue.ts"
 import { makeSessionStore, type SessionError, type SessionStoreShape } from "../src/session/store.ts"
-import { providedToolNames } from "../src/tools/builtin.ts"
+import { providedToolNames } from "../src/tools/tool-names.ts"
 import { discoverSkills, type Skill } from "../src/skills/discover.ts"
 import { resolvePromptSelection, type PromptFlags, type PromptSelection } from "../src/prompts/selection.ts"
 import { loadPlugins } from "../src/plugins/load.ts"

@@ -16,6 +16,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { startFakeLlm } from "../test/support/fake-llm/server.ts"
+import { messageOf } from "../src/text/error-text.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
 const bun = process.execPath
@@ -154,7 +155,7 @@ const main = async (): Promise<number> => {
 
 process.exit(
   await main().catch((error: unknown) => {
-    console.error(`build failed: ${error instanceof Error ? error.message : String(error)}`)
+    console.error(`build failed: ${messageOf(error)}`)
     return 1
   })
 )

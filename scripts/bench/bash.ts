@@ -20,13 +20,9 @@ import { makePathFence } from "../../src/approval/path-fence.ts"
 import { makeBackgroundBash } from "../../src/bash/background.ts"
 import { makeBashTools } from "../../src/tools/bash-tools.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
-import { median, mib, ms, ratio } from "./measure.ts"
+import { flag, median, mib, ms, ratio } from "./measure.ts"
 import { noSecrets } from "../../src/secrets/secrets.ts"
 
-const flag = (name: string, fallback: number): number => {
-  const index = process.argv.indexOf(name)
-  return index > 0 ? Number(process.argv[index + 1]) : fallback
-}
 const runs = flag("--runs", 200)
 const seconds = flag("--seconds", 3)
 

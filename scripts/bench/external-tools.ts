@@ -17,15 +17,11 @@ import * as Effect from "effect/Effect"
 import { makePathFence } from "../../src/approval/path-fence.ts"
 import { runArgv } from "../../src/bash/run-argv.ts"
 import { makeExternalTools } from "../../src/external-tools/session-tools.ts"
-import { reservedToolNames } from "../../src/tools/builtin.ts"
+import { reservedToolNames } from "../../src/tools/tool-names.ts"
 import type { Tool, ToolContext } from "../../src/tools/tool.ts"
-import { median, ms, ratio } from "./measure.ts"
+import { flag, median, ms, ratio } from "./measure.ts"
 import { noSecrets } from "../../src/secrets/secrets.ts"
 
-const flag = (name: string, fallback: number): number => {
-  const index = process.argv.indexOf(name)
-  return index > 0 ? Number(process.argv[index + 1]) : fallback
-}
 const runs = flag("--runs", 200)
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "crystal-bench-xt-")))

@@ -20,12 +20,8 @@ import * as Effect from "effect/Effect"
 import { classifyBash } from "../../src/approval/bash/classify.ts"
 import { makePathFence, type PathFence } from "../../src/approval/path-fence.ts"
 import { git, gitEnvironment, makeSuperproject } from "../../test/support/git-repos.ts"
-import { median, ms, ratio } from "./measure.ts"
+import { flag, median, ms, ratio } from "./measure.ts"
 
-const flag = (name: string, fallback: number): number => {
-  const index = process.argv.indexOf(name)
-  return index > 0 ? Number(process.argv[index + 1]) : fallback
-}
 const runs = flag("--runs", 100)
 const files = flag("--files", 20000)
 

@@ -11,10 +11,9 @@ import * as jpeg from "jpeg-js"
 import { fitImage } from "../../src/media/image-fit.ts"
 import { checkImage } from "../../src/media/media-store.ts"
 import { makePng } from "../../test/support/images.ts"
-import { median, mib, ms, ratio } from "./measure.ts"
+import { flag, median, mib, ms, ratio } from "./measure.ts"
 
-const runsFlag = process.argv.indexOf("--runs")
-const runs = runsFlag > 0 ? Number(process.argv[runsFlag + 1]) : 7
+const runs = flag("--runs", 7)
 const target = { model: "anthropic/bench", limits: { maxBytes: (5 * 1024 * 1024 * 3) / 4, maxPixelsPerSide: 1568 } }
 
 const width = 4000

@@ -17,12 +17,8 @@ import * as Effect from "effect/Effect"
 import { makeMediaStore } from "../../src/media/media-store.ts"
 import { readImageFile } from "../../src/engine/attach-image.ts"
 import { makePng } from "../../test/support/images.ts"
-import { crystalBinary, median, mib, ms, ratio, root } from "./measure.ts"
+import { crystalBinary, flag, median, mib, ms, ratio, root } from "./measure.ts"
 
-const flag = (name: string, fallback: number): number => {
-  const index = process.argv.indexOf(name)
-  return index > 0 ? Number(process.argv[index + 1]) : fallback
-}
 const runs = flag("--runs", 15)
 const base = fs.mkdtempSync(path.join(os.tmpdir(), "crystal-bench-images-"))
 

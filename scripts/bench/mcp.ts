@@ -29,17 +29,13 @@ import type { ToolContext } from "../../src/tools/tool.ts"
 import { preciseNow } from "../../test/support/fake-llm/recorded-request.ts"
 import { startFakeLlm } from "../../test/support/fake-llm/server.ts"
 import { everythingServer } from "../../test/support/mcp/servers.ts"
-import { crystalBinary, median, ms, ratio, requireCrystalBinary } from "./measure.ts"
+import { crystalBinary, flag, flagText, median, ms, ratio, requireCrystalBinary } from "./measure.ts"
 import { noSecrets } from "../../src/secrets/secrets.ts"
 
-const flag = (name: string, fallback: number) => {
-  const at = process.argv.indexOf(name)
-  return at > 0 ? Number(process.argv[at + 1]) : fallback
-}
 const runs = flag("--runs", 15)
 const calls = flag("--calls", 1000)
-const baselineAt = process.argv.indexOf("--baseline")
-const baseline = baselineAt > 0 ? path.resolve(process.argv[baselineAt + 1] ?? "") : undefined
+const baselineText = flagText("--baseline")
+const baseline = baselineText === undefined ? undefined : path.resolve(baselineText)
 if (baseline !== undefined && !fs.existsSync(baseline)) throw new Error(`--baseline: ${baseline} does not exist`)
 const warmup = 2
 const us = (milliseconds: number): string => `${Math.round(milliseconds * 1000)} µs`

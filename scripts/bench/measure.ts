@@ -77,3 +77,15 @@ export const requireCrystalBinary = (): void => {
     process.exit(1)
   }
 }
+
+/** A number given on the command line: `--runs 20` → 20; `fallback` when the option is absent. */
+export const flag = (name: string, fallback: number): number => {
+  const text = flagText(name)
+  return text === undefined ? fallback : Number(text)
+}
+
+/** The word after an option on the command line, or undefined when the option is absent. */
+export const flagText = (name: string): string | undefined => {
+  const at = process.argv.indexOf(name)
+  return at > 0 ? process.argv[at + 1] : undefined
+}

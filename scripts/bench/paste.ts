@@ -21,12 +21,8 @@ import { readClipboardImage } from "../../src/media/clipboard.ts"
 import { makeMediaStore } from "../../src/media/media-store.ts"
 import { writeFakeReader } from "../../test/support/fake-clipboard.ts"
 import { makePng } from "../../test/support/images.ts"
-import { crystalBinary, median, mib, ms, ratio, requireCrystalBinary } from "./measure.ts"
+import { crystalBinary, flag, median, mib, ms, ratio, requireCrystalBinary } from "./measure.ts"
 
-const flag = (name: string, fallback: number): number => {
-  const at = process.argv.indexOf(name)
-  return at > 0 ? Number(process.argv[at + 1]) : fallback
-}
 const runs = flag("--runs", 9)
 const sizeMib = flag("--mib", 5)
 

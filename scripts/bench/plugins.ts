@@ -12,10 +12,9 @@ import { hookNames } from "../../src/plugins/api.ts"
 import { makeHookPipeline, type HookPipeline } from "../../src/plugins/pipeline.ts"
 import type { ModelRequest } from "../../src/providers/model-client.ts"
 import type { AssistantMessage, TranscriptItem } from "../../src/session/items.ts"
-import { median } from "./measure.ts"
+import { flag, median } from "./measure.ts"
 
-const turnsFlag = process.argv.indexOf("--turns")
-const turns = turnsFlag > 0 ? Number(process.argv[turnsFlag + 1]) : 2000
+const turns = flag("--turns", 2000)
 
 const noOp = Object.fromEntries(hookNames.map((name) => [name, () => undefined])) as PluginHooks
 const asyncNoOp = Object.fromEntries(hookNames.map((name) => [name, async () => undefined])) as PluginHooks

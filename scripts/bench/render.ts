@@ -29,12 +29,8 @@ import { Screen } from "../../src/tui/screen.ts"
 import { statusLine } from "../../src/tui/status-line.ts"
 import type { Terminal } from "../../src/tui/terminal.ts"
 import { makeTurnView } from "../../src/tui/turn-view.ts"
-import { median, ms, ratio } from "./measure.ts"
+import { flag, median, ms, ratio } from "./measure.ts"
 
-const flag = (name: string, fallback: number): number => {
-  const at = process.argv.indexOf(name)
-  return at > 0 ? Number(process.argv[at + 1]) : fallback
-}
 const runs = flag("--runs", 9)
 const tokenCount = flag("--tokens", 20_000)
 

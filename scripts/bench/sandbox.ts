@@ -26,13 +26,9 @@ import * as net from "node:net"
 import { bwrapArgs, hostSocketsToHide, sandboxStatus, type SandboxRequest } from "../../src/bash/sandbox.ts"
 import { kernelInterfaceArgs } from "../../src/bash/sandbox-kernel.ts"
 import { MAX_HIDDEN_SOCKETS } from "../../src/bash/sandbox-sockets.ts"
-import { median, ms } from "./measure.ts"
+import { flag, median, ms } from "./measure.ts"
 import { noSecrets } from "../../src/secrets/secrets.ts"
 
-const flag = (name: string, fallback: number): number => {
-  const index = process.argv.indexOf(name)
-  return index > 0 ? Number(process.argv[index + 1]) : fallback
-}
 const runs = flag("--runs", 100)
 const starts = flag("--starts", 10)
 const sign = (value: number): string => `${value >= 0 ? "+" : ""}${ms(value)}`

@@ -15,7 +15,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { SearchIndex } from "../../src/search/forward-index.ts"
 import { parseQuery } from "../../src/search/tokenize.ts"
-import { median, mib, ms, ratio, root } from "./measure.ts"
+import { flagText, median, mib, ms, ratio, root } from "./measure.ts"
 
 const QUERIES: ReadonlyArray<string> = [
   "how is the retry-after header parsed",
@@ -45,10 +45,6 @@ const PACKAGES = [
   "webpack", "three", "@mui/material", "@emotion/react", "@emotion/styled"
 ]
 
-const flag = (name: string): string | undefined => {
-  const at = process.argv.indexOf(name)
-  return at > 0 ? process.argv[at + 1] : undefined
-}
 
 // ---- child: one cold build and the warm queries, in a fresh process ------------------------------------
 
@@ -115,7 +111,7 @@ if (process.argv[2] === "--child") {
 
 // ---- parent ---------------------------------------------------------------------------------------------
 
-const runs = Number(flag("--runs") ?? 5)
+const runs = Number(flagText("--runs") ?? 5)
 
 const countFiles = (dir: string): number => {
   let count = 0
@@ -130,7 +126,7 @@ const countFiles = (dir: string): number => {
 }
 
 const prepareCorpus = (): string => {
-  const given = flag("--corpus")
+  const given = flagText("--corpus")
   if (given !== undefined) return path.resolve(given)
   const dir = path.join(os.tmpdir(), "crystal-search-bench")
   const marker = path.join(dir, ".installed")
@@ -165,7 +161,7 @@ const rgPass = (query: string): number => {
 }
 
 const child = (): ChildResult => {
-  const result = Bun.spawnSync([process.execPath, import.meta.path, "--child", corpus, flag("--workers") ?? ""], { stdout: "pipe", stderr: "inherit", cwd: root })
+  const result = Bun.spawnSync([process.execPath, import.meta.path, "--child", corpus, flagText("--workers") ?? ""], { stdout: "pipe", stderr: "inherit", cwd: root })
   if (result.exitCode !== 0) throw new Error(`benchmark child failed with ${result.exitCode}`)
   return JSON.parse(result.stdout.toString().trim().split("\n").at(-1) ?? "{}") as ChildResult
 }

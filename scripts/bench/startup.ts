@@ -17,13 +17,12 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { preciseNow } from "../../test/support/fake-llm/recorded-request.ts"
 import { startFakeLlm } from "../../test/support/fake-llm/server.ts"
-import { compileEmptyProgram, crystalBinary, median, ms, peakRss, ratio, requireCrystalBinary, rssText, timeProcess } from "./measure.ts"
+import { compileEmptyProgram, crystalBinary, flag, flagText, median, ms, peakRss, ratio, requireCrystalBinary, rssText, timeProcess } from "./measure.ts"
 import { startTcpTap } from "./tcp-tap.ts"
 
-const runsFlag = process.argv.indexOf("--runs")
-const runs = runsFlag > 0 ? Number(process.argv[runsFlag + 1]) : 30
-const baselineFlag = process.argv.indexOf("--baseline")
-const baseline = baselineFlag > 0 ? path.resolve(process.argv[baselineFlag + 1] ?? "") : undefined
+const runs = flag("--runs", 30)
+const baselineText = flagText("--baseline")
+const baseline = baselineText === undefined ? undefined : path.resolve(baselineText)
 if (baseline !== undefined && !fs.existsSync(baseline)) throw new Error(`--baseline: ${baseline} does not exist`)
 const warmup = 3
 const withPlugin = process.argv.includes("--plugin")

@@ -15,12 +15,8 @@ import type { Protocol } from "../../src/config/schema.ts"
 import type { ModelEntry } from "../../src/providers/catalog.ts"
 import type { ModelClientShape } from "../../src/providers/model-client.ts"
 import { makeModelClient } from "../../src/providers/registry.ts"
-import { median, ms, ratio, root } from "./measure.ts"
+import { flag, median, ms, ratio, root } from "./measure.ts"
 
-const flag = (name: string, fallback: number): number => {
-  const at = process.argv.indexOf(name)
-  return at > 0 ? Number(process.argv[at + 1]) : fallback
-}
 const runs = flag("--runs", 9)
 const tokens = flag("--tokens", 20_000)
 

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { isWithin } from "../files/within.ts"
 import type { Scope } from "./classification.ts"
+import { messageOf } from "../text/error-text.ts"
 
 export type Access = "read" | "write"
 
@@ -95,7 +96,7 @@ const resolveInput = (workspace: string, input: string): Effect.Effect<{ absolut
       const absolute = path.resolve(workspace, expandHome(input))
       return { absolute, real: realPathAllowingMissing(absolute) }
     },
-    catch: (error) => new FenceError({ message: `cannot resolve path '${input}': ${error instanceof Error ? error.message : String(error)}` })
+    catch: (error) => new FenceError({ message: `cannot resolve path '${input}': ${messageOf(error)}` })
   })
 
 const fenceFrom = (realWorkspace: string, realGrants: ReadonlyArray<Grant>): PathFence => {

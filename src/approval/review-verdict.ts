@@ -23,6 +23,8 @@
 import * as Either from "effect/Either"
 import type { Authority, Classification, Risk } from "./classification.ts"
 import { maxRisk } from "./classification.ts"
+import { messageOf } from "../text/error-text.ts"
+import { jsonPreview } from "../text/clip.ts"
 
 export const reviewLevels = ["low", "medium", "high"] as const
 export type ReviewLevel = (typeof reviewLevels)[number]
@@ -41,8 +43,7 @@ const isLevel = (value: unknown): value is ReviewLevel => typeof value === "stri
 
 const describeValue = (value: unknown): string => {
   if (value === undefined) return "missing"
-  const json = JSON.stringify(value)
-  return json.length > 40 ? `${json.slice(0, 40)}…` : json
+  return jsonPreview(value, 41)
 }
 
 /** One JSON object alone, or inside exactly one ```json (or bare ```) fence with nothing around it. */
@@ -69,7 +70,7 @@ export const parseReviewVerdict = (answer: string): Either.Either<ReviewVerdict,
   try {
     parsed = JSON.parse(body)
   } catch (error) {
-    return Either.left(`the answer is not valid JSON (${error instanceof Error ? error.message : String(error)})`)
+    return Either.left(`the answer is not valid JSON (${messageOf(error)})`)
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return Either.left("the answer must be a JSON object")
   const record = parsed as Record<string, unknown>

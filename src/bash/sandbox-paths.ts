@@ -1,10 +1,5 @@
 /** Path checks the sandbox's arguments are built from (sandbox.ts, sandbox-kernel.ts, sandbox-sockets.ts). */
 import * as fs from "node:fs"
-import * as path from "node:path"
-
-/** Is `candidate` `root` or inside it (both absolute, normalised)? */
-export const isUnder = (root: string, candidate: string): boolean =>
-  candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
 
 export const existingDir = (dir: string): boolean => {
   try {

@@ -20,6 +20,7 @@ import { DEFAULT_DRAIN_MS } from "./limits.ts"
 import { CONTAIN_VAR, killProcessTree, nextTag, trackLeader } from "./process-tree.ts"
 import { CANCEL, CLOSED, encodeFrame, encodeJson, EXIT, FAILED, FrameReader, GO, OUTPUT, READY, RELEASE, RUN, STARTED, type Frame, type RunRequest } from "./sandbox-protocol.ts"
 import { SpawnError, type ShellExit, type ShellProcess } from "./spawn.ts"
+import { messageOf } from "../text/error-text.ts"
 
 /** How one command is started in the sandbox; spawn.ts fills it in. */
 export interface SandboxedCommand {
@@ -247,7 +248,7 @@ export class SessionSandbox {
       try {
         this.reader.push(chunk, (frame) => this.onFrame(frame))
       } catch (error) {
-        this.end(`the sandbox's supervisor broke the protocol (${error instanceof Error ? error.message : String(error)})`)
+        this.end(`the sandbox's supervisor broke the protocol (${messageOf(error)})`)
         this.kill()
       }
     })

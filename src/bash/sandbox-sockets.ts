@@ -16,7 +16,8 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { isUnder, realOrSelf } from "./sandbox-paths.ts"
+import { realOrSelf } from "./sandbox-paths.ts"
+import { isWithin } from "../files/within.ts"
 
 export const MAX_HIDDEN_SOCKETS = 128
 
@@ -80,11 +81,11 @@ export const socketsToHide = (candidates: ReadonlyArray<string>, scope: SocketSc
   for (const candidate of candidates) {
     if (!isSocket(candidate)) continue
     const real = realOrSelf(candidate)
-    if ([...scope.visible, ...scope.masked, ...SYSTEM_TREES].some((dir) => isUnder(dir, real))) continue
+    if ([...scope.visible, ...scope.masked, ...SYSTEM_TREES].some((dir) => isWithin(dir, real))) continue
     found.add(real)
   }
   const home = scope.home
-  const inHome = (file: string): boolean => home !== undefined && home !== "/" && isUnder(home, file)
+  const inHome = (file: string): boolean => home !== undefined && home !== "/" && isWithin(home, file)
   return [...found].sort((a, b) => Number(inHome(b)) - Number(inHome(a)) || (a < b ? -1 : a > b ? 1 : 0)).slice(0, MAX_HIDDEN_SOCKETS)
 }
 

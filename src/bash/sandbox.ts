@@ -25,7 +25,8 @@ import { spawnSync } from "node:child_process"
 import * as path from "node:path"
 import { locateSandbox, type SandboxStatus } from "./sandbox-detect.ts"
 import { kernelInterfaceArgs } from "./sandbox-kernel.ts"
-import { existingDir, isUnder, realOrSelf } from "./sandbox-paths.ts"
+import { existingDir, realOrSelf } from "./sandbox-paths.ts"
+import { isWithin } from "../files/within.ts"
 import { hiddenSocketArgs, hostSocketCandidates, socketsToHide } from "./sandbox-sockets.ts"
 
 export { sandboxStartNote, type SandboxStatus } from "./sandbox-detect.ts"
@@ -82,7 +83,7 @@ const maskedDirs = (request: SandboxRequest, env: NodeJS.ProcessEnv): Array<stri
   for (const candidate of candidates) {
     if (!existingDir(candidate)) continue
     const real = realOrSelf(candidate)
-    if (!visible.some((dir) => isUnder(dir, real)) && ![...masked].some((dir) => isUnder(dir, real))) masked.add(real)
+    if (!visible.some((dir) => isWithin(dir, real)) && ![...masked].some((dir) => isWithin(dir, real))) masked.add(real)
   }
   return [...masked]
 }
@@ -97,13 +98,13 @@ export const bwrapArgs = (request: SandboxRequest, env: NodeJS.ProcessEnv = proc
   for (const masked of maskedDirs(request, env)) {
     args.push("--tmpfs", masked)
     // What the session reads that lies under a masked directory comes back read-only (a workspace in /tmp).
-    const keep = [...visible, ...SYSTEM_KEPT].filter((dir) => isUnder(masked, dir) && dir !== masked && existingDir(dir))
+    const keep = [...visible, ...SYSTEM_KEPT].filter((dir) => isWithin(masked, dir) && dir !== masked && existingDir(dir))
     for (const dir of keep) args.push("--ro-bind", dir, dir)
   }
   for (const dir of request.writable) if (existingDir(dir)) args.push("--bind", dir, dir)
   args.push(...hiddenSocketArgs(hiddenSockets))
   const tmpdir = env.TMPDIR
-  if (tmpdir !== undefined && tmpdir !== "" && !isUnder("/tmp", path.resolve(tmpdir))) args.push("--setenv", "TMPDIR", "/tmp")
+  if (tmpdir !== undefined && tmpdir !== "" && !isWithin("/tmp", path.resolve(tmpdir))) args.push("--setenv", "TMPDIR", "/tmp")
   args.push("--chdir", request.cwd, "--")
   return args
 }

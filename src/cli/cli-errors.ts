@@ -7,7 +7,9 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { inertJson } from "../terminal/inert.ts"
 import { writeInertStderr, writeStdout } from "../terminal/output.ts"
-import { otherCommands, type ArgsProblem } from "./flag-check.ts"
+import type { ArgsProblem } from "./flag-check.ts"
+import { otherCommands } from "./flags.ts"
+import { oneLine } from "../text/clip.ts"
 
 /** `crystal` and the subcommand named first, when it is one. */
 const commandName = (argv: ReadonlyArray<string>): string => {
@@ -16,14 +18,6 @@ const commandName = (argv: ReadonlyArray<string>): string => {
 }
 
 const plain = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, "")
-
-/** One line from @effect/cli's error document. */
-export const oneLine = (text: string): string =>
-  plain(text)
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "")
-    .join(" ")
 
 /** Runs `program` with @effect/cli's error printing captured: whether it succeeded, and what it would have printed. */
 export const captureCliErrors = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<readonly [boolean, string], never, R> =>
@@ -43,7 +37,7 @@ export const captureCliErrors = <A, E, R>(program: Effect.Effect<A, E, R>): Effe
 
 /** Prints @effect/cli's captured error as `crystal CMD: message`. */
 export const reportCliError = (argv: ReadonlyArray<string>, captured: string): void => {
-  const line = oneLine(captured)
+  const line = oneLine(plain(captured))
   if (line !== "") writeInertStderr(`${commandName(argv)}: ${line}\n`)
 }
 

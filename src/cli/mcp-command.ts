@@ -100,7 +100,9 @@ const show = (setExitCode: (code: number) => void) =>
             message: `MCP server '${name}' comes from ${workspaceServers?.file} and is not trusted: start a session here and answer yes to the trust question first`
           })
         }
-        const [{ planServer }, { makeMcpServers, refusalNote }] = yield* Effect.promise(() => Promise.all([import("../mcp/server-config.ts"), import("../mcp/mcp-servers.ts")]))
+        const [{ planServer }, { makeMcpServers }, { refusalNote }] = yield* Effect.promise(() =>
+          Promise.all([import("../mcp/server-config.ts"), import("../mcp/mcp-servers.ts"), import("../mcp/tool-naming.ts")])
+        )
         const workspace = process.cwd()
         const plan = planServer(name, { ...settings, enabled: true }, { workspace, env: process.env, baseEnv: shellEnvironment(loaded.config, process.env) })
         // The session's secrets, as a session here would know them: the tools are listed as the model would see them.

@@ -17,6 +17,7 @@ import { makeSessionStore, type SessionSummary } from "../session/store.ts"
 import { inertJson } from "../terminal/inert.ts"
 import { writeInertStderr, writeInertStdout, writeStdout } from "../terminal/output.ts"
 import { formatOption, handle, homeFrom, homeOption, isDirectory, printFields, printRows, UsageError } from "./listing.ts"
+import { clip } from "../text/clip.ts"
 
 const homeDir = (home: Option.Option<string>): Effect.Effect<string> => Effect.sync(() => homeFrom(home))
 
@@ -71,7 +72,7 @@ const list = (setExitCode: (code: number) => void) =>
 
 const firstLine = (text: string, max = 100): string => {
   const line = text.trim().split("\n")[0] ?? ""
-  return line.length > max ? `${line.slice(0, max)}…` : line
+  return clip(line, max + 1)
 }
 
 const transcriptLines = (doc: SessionDocument): ReadonlyArray<string> =>

@@ -3,10 +3,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { writeFileAtomic } from "../files/atomic.ts"
-import { jsonTextTooDeep } from "../files/json-depth.ts"
 import { ConfigError } from "./errors.ts"
-import { locateJsonSyntaxError } from "./json-syntax.ts"
-import { describeParseError } from "./parse-errors.ts"
+import { decodeProblem, parseJsonObject } from "./manifest-reader.ts"
 import { Config, configDefaults, legacyKeys } from "./schema.ts"
 
 export interface LoadedConfig {
@@ -18,31 +16,15 @@ export interface LoadedConfig {
 
 const decodeConfig = Schema.decodeUnknownEither(Config, { errors: "all" })
 
-/** Far deeper than any config.json; a file past it is refused before anything walks it recursively. */
-const maxConfigDepth = 64
-
 export const parseConfigText = (file: string, text: string): Either.Either<LoadedConfig, ConfigError> => {
-  if (jsonTextTooDeep(text, maxConfigDepth)) {
-    return Either.left(new ConfigError({ message: `${file}: nests deeper than ${maxConfigDepth} levels; not a Crystal config` }))
+  const parsed = parseJsonObject(text)
+  if (parsed._tag === "Problem") {
+    return Either.left(new ConfigError({ message: `${file}: ${parsed.problem}${parsed.reason === "depth" ? "; not a Crystal config" : ""}` }))
   }
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    const problem = locateJsonSyntaxError(text)
-    const where = problem === undefined ? ` (${error instanceof Error ? error.message : String(error)})` : ` at line ${problem.line}, column ${problem.column}: unexpected ${problem.found}`
-    return Either.left(new ConfigError({ message: `${file}: not valid JSON${where}` }))
-  }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    return Either.left(new ConfigError({ message: `${file}: expected a JSON object at the top level` }))
-  }
-  return decodeConfig(json).pipe(
-    Either.map((config): LoadedConfig => ({ file, raw: json as Record<string, unknown>, config })),
-    Either.mapLeft((error) => {
-      const problems = describeParseError(error)
-      const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : ""
-      return new ConfigError({ message: `${file}: ${problems[0] ?? "invalid"}${more}` })
-    })
+  const raw = parsed.raw
+  return decodeConfig(raw).pipe(
+    Either.map((config): LoadedConfig => ({ file, raw, config })),
+    Either.mapLeft((error) => new ConfigError({ message: `${file}: ${decodeProblem(error)}` }))
   )
 }
 

@@ -14,6 +14,7 @@ import { imageLimitsOf } from "../providers/catalog.ts"
 import { Providers } from "../providers/providers.ts"
 import type { ImageRef } from "../session/items.ts"
 import { Conversation } from "./conversation.ts"
+import { messageOf } from "../text/error-text.ts"
 
 /** The active model takes no images, or an image file cannot be read. */
 export class ImageRefused extends Schema.TaggedError<ImageRefused>()("ImageRefused", {
@@ -89,7 +90,7 @@ const readProblem = (error: unknown): string => {
   if (code === "ENOENT") return "no such file"
   if (code === "EACCES") return "permission denied"
   if (code === "EISDIR") return "it is a directory"
-  return error instanceof Error ? error.message : String(error)
+  return messageOf(error)
 }
 
 /** Reserve, read, keep: the whole attach of a file, in the order that leaves a gap on failure. */

@@ -20,6 +20,7 @@ import { Conversation } from "./conversation.ts"
 import { Renderer } from "./renderer.ts"
 import { estimateContextTokens } from "./token-estimate.ts"
 import { Toolbox, toolDefinitions } from "./toolbox.ts"
+import { plural } from "../text/plural.ts"
 
 export type CompactionOutcome =
   | { readonly _tag: "Compacted"; readonly record: Compaction; readonly summarizedItems: number; readonly keptItems: number }
@@ -77,7 +78,7 @@ export const compactConversation = (trigger: "manual" | "auto", instructions?: s
     yield* conversation.save
     const summarizedItems = plan.summarized.filter((item) => item._tag !== "note").length
     yield* renderer.note(
-      `Compacted the conversation${trigger === "auto" ? " (it was nearing the model's context limit)" : ""}: ${summarizedItems} earlier message${summarizedItems === 1 ? "" : "s"} summarised, ` +
+      `Compacted the conversation${trigger === "auto" ? " (it was nearing the model's context limit)" : ""}: ${plural(summarizedItems, "earlier message")} summarised, ` +
         `${plan.keptCount} kept verbatim; about ${thousands(tokensBefore)} → ${thousands(tokensAfter)} tokens. The full history stays in the session file.`
     )
     return { _tag: "Compacted", record, summarizedItems, keptItems: plan.keptCount } satisfies CompactionOutcome

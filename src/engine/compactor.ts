@@ -17,6 +17,7 @@ import { sideRequest } from "./side-request.ts"
 import { compactionSlots, type CompactionPromptInput } from "./compaction-prompt.ts"
 import { CompactionFailed } from "./errors.ts"
 import type { HookPipeline } from "../plugins/pipeline.ts"
+import { messageOf } from "../text/error-text.ts"
 
 export interface CompactionPolicy {
   readonly auto: boolean
@@ -93,7 +94,7 @@ export const makeCompactor = (options: CompactorOptions): CompactorShape => ({
     const timeoutMs = options.timeoutMs ?? defaultCompactionTimeoutMs
     return attempt.pipe(
       Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => new CompactionFailed({ message: `the summary took longer than ${Math.round(timeoutMs / 100) / 10} s` }) }),
-      Effect.catchAllDefect((defect) => new CompactionFailed({ message: `the summary request failed: ${defect instanceof Error ? defect.message : String(defect)}` }))
+      Effect.catchAllDefect((defect) => new CompactionFailed({ message: `the summary request failed: ${messageOf(defect)}` }))
     )
   }
 })

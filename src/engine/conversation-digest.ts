@@ -7,6 +7,7 @@
  * host wrote are not the operator's words, so neither appears.
  */
 import type { TranscriptItem } from "../session/items.ts"
+import { plural } from "../text/plural.ts"
 
 export interface DigestLimits {
   /** The whole digest, roughly; the operator's latest message is kept even past it. */
@@ -54,7 +55,7 @@ const entriesOf = (item: TranscriptItem, limits: DigestLimits): ReadonlyArray<En
   switch (item._tag) {
     case "user": {
       if (item.synthetic !== undefined) return []
-      const images = item.images === undefined || item.images.length === 0 ? "" : ` [${item.images.length} image${item.images.length === 1 ? "" : "s"}]`
+      const images = item.images === undefined || item.images.length === 0 ? "" : ` [${plural(item.images.length, "image")}]`
       return [{ text: `[user] ${truncateText(item.text, limits.userChars)}${images}`, fromOperator: true }]
     }
     case "assistant": {
@@ -100,7 +101,7 @@ export const conversationDigest = (items: ReadonlyArray<TranscriptItem>, limits:
       skipped++
       return
     }
-    if (skipped > 0) lines.push(`[… ${skipped} earlier entr${skipped === 1 ? "y" : "ies"} left out]`)
+    if (skipped > 0) lines.push(`[… ${plural(skipped, "earlier entry", "earlier entries")} left out]`)
     skipped = 0
     lines.push(entry.text)
   })

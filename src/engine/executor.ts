@@ -19,6 +19,7 @@ import { heldImages } from "./request-images.ts"
 import type { Operator } from "./operator.ts"
 import { Renderer } from "./renderer.ts"
 import { Toolbox } from "./toolbox.ts"
+import { messageOf } from "../text/error-text.ts"
 
 const failure = (text: string): ToolOutput => ({ text, isError: true })
 
@@ -51,7 +52,7 @@ const decodeArguments = (tool: Tool, input: unknown): Either.Either<unknown, str
 /** The one place where anything a tool throws becomes a result the model reads (SPEC A4). */
 const describeDefect = (tool: Tool, cause: Cause.Cause<unknown>): string => {
   const error = Cause.squash(cause)
-  const detail = error instanceof Error ? error.message : String(error)
+  const detail = messageOf(error)
   return `${tool.name} failed unexpectedly: ${detail}`
 }
 

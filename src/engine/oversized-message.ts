@@ -14,14 +14,12 @@ import { Compactor } from "./compactor.ts"
 import { Conversation } from "./conversation.ts"
 import { estimateContextTokens, estimateItemTokens } from "./token-estimate.ts"
 import { Toolbox, toolDefinitions } from "./toolbox.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 /** A message the model cannot take. Exit code 1: the turn failed (nothing was sent or saved). */
 export class MessageTooLarge extends Schema.TaggedError<MessageTooLarge>()("MessageTooLarge", {
   message: Schema.String
 }) {}
-
-const sizeText = (bytes: number): string =>
-  bytes >= 1_000_000 ? `${(bytes / 1_000_000).toFixed(1)} MB` : bytes >= 1_000 ? `${(bytes / 1_000).toFixed(1)} kB` : `${bytes} bytes`
 
 const tokensText = (tokens: number): string => tokens.toLocaleString("en-US")
 
@@ -44,7 +42,7 @@ export const refuseOversizedMessage = (message: UserMessage) =>
     const share = policy === undefined ? "" : ` (${Math.round(policy.threshold * 100)}% of its ${tokensText(window)}-token context window, compaction.threshold)`
     return yield* new MessageTooLarge({
       message:
-        `the message is ${sizeText(bytes)} (about ${tokensText(ownTokens)} tokens); with the system prompt and tools it needs about ${tokensText(alone)} tokens, ` +
+        `the message is ${formatBytes(bytes)} (about ${tokensText(ownTokens)} tokens); with the system prompt and tools it needs about ${tokensText(alone)} tokens, ` +
         `more than ${entry.ref} takes${policy === undefined ? ` (its ${tokensText(window)}-token context window)` : ` before compacting${share}`}; ` +
         `it was not sent: put the text in a file in the workspace and ask for it to be read`
     })

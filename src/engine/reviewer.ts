@@ -20,6 +20,7 @@ import type { SidePrompts } from "../prompts/prompt-resolver.ts"
 import { sideRequest } from "./side-request.ts"
 import { argumentsText, truncateText } from "./conversation-digest.ts"
 import { ReviewFailed } from "./errors.ts"
+import { messageOf } from "../text/error-text.ts"
 
 
 export interface ReviewerOptions {
@@ -95,7 +96,7 @@ export const makeReviewer = (options: ReviewerOptions): ReviewerShape => ({
       Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => new ReviewFailed({ message: `the reviewer did not answer within ${Math.round(timeoutMs / 100) / 10} s` }) }),
       Effect.catchAll((failure) => Effect.succeed(ask(failure._tag === "ReviewFailed" ? failure.message : `the reviewer request failed: ${failure.message}`))),
       // A defect in an adapter is a reviewer that did not answer, not a crash of the turn.
-      Effect.catchAllDefect((defect) => Effect.succeed(ask(`the reviewer failed: ${defect instanceof Error ? defect.message : String(defect)}`)))
+      Effect.catchAllDefect((defect) => Effect.succeed(ask(`the reviewer failed: ${messageOf(defect)}`)))
     )
   }
 })

@@ -11,7 +11,6 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { formatBytes } from "../media/errors.ts"
 import { fitImage } from "../media/image-fit.ts"
 import { imageLimitsOf, type ModelEntry } from "../providers/catalog.ts"
 import type { ImageBytes } from "../providers/model-client.ts"
@@ -24,6 +23,8 @@ import type { RedactorShape } from "../secrets/redactor.ts"
 import type { Secrets } from "../secrets/secrets.ts"
 import type { SamplingAnswer, SamplingPrompt } from "../mcp/sampling.ts"
 import { sideRequest } from "./side-request.ts"
+import { messageOf } from "../text/error-text.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 
 /** Why the request got no answer, for the server (a JSON-RPC error) and a note. */
@@ -112,4 +113,4 @@ export const sampleActiveModel = (options: SamplingModelOptions, prompt: Samplin
       })
     }
     return { text: response.text, model: response.model, stopReason: stopReasonOf(response.finishReason) }
-  }).pipe(Effect.catchAllDefect((defect) => Effect.fail(new SamplingFailed({ message: `the model request failed: ${defect instanceof Error ? defect.message : String(defect)}` }))))
+  }).pipe(Effect.catchAllDefect((defect) => Effect.fail(new SamplingFailed({ message: `the model request failed: ${messageOf(defect)}` }))))

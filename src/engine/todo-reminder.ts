@@ -6,6 +6,7 @@
 import type { Todo } from "../session/document.ts"
 import type { TranscriptItem } from "../session/items.ts"
 import { formatTodos } from "../session/todos.ts"
+import { todoToolNames } from "../tools/todo-tools.ts"
 
 export const reminderCadence = 10
 
@@ -17,7 +18,7 @@ export const reminderDue = (items: ReadonlyArray<TranscriptItem>, todowriteOffer
     if (item === undefined) continue
     if (item._tag === "user" && item.synthetic === "reminder") return false
     if (item._tag === "assistant") {
-      if ((item.toolCalls ?? []).some((call) => call.name === "todowrite")) return false
+      if ((item.toolCalls ?? []).some((call) => call.name === todoToolNames.write)) return false
       assistants++
       if (assistants === reminderCadence) return true
     }

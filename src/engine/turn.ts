@@ -28,6 +28,7 @@ import { PluginLoader } from "../plugins/plugin-loader.ts"
 import { heldImages, requestImages, withImages } from "./request-images.ts"
 import { reminderDue, reminderText } from "./todo-reminder.ts"
 import { Toolbox, toolDefinitions } from "./toolbox.ts"
+import { todoToolNames } from "../tools/todo-tools.ts"
 
 export interface TurnSettings {
   /** Model requests allowed before the operator is asked whether to go on. */
@@ -121,7 +122,7 @@ const respond = (settings: TurnSettings) => Effect.gen(function* () {
     const toolbox = yield* Toolbox
     const before = yield* conversation.document
     const catalog = toolbox.catalog(before.mode)
-    if (reminderDue(before.items, catalog.some((tool) => tool.name === "todowrite"))) {
+    if (reminderDue(before.items, catalog.some((tool) => tool.name === todoToolNames.write))) {
       yield* conversation.append({ _tag: "user", id: newItemId(), text: reminderText(before.todos ?? []), synthetic: "reminder" })
     }
     const doc = yield* conversation.document

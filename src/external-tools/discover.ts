@@ -4,9 +4,9 @@
  * home set whatever state it is in; `"enabled": false` leaves a set unloaded; a folder with a bad
  * name or a bad manifest is one note and is skipped. Reads only: nothing here runs or writes.
  */
-import * as fs from "node:fs"
 import * as path from "node:path"
-import { crystalHomeRoot, maxManifestBytes, readConfined, workspaceRoot, type ConfinedRoot } from "../files/confined-read.ts"
+import { listManifestFolders, readManifestText } from "../config/manifest-reader.ts"
+import { crystalHomeRoot, workspaceRoot, type ConfinedRoot } from "../files/confined-read.ts"
 import { hashFiles } from "../trust/hash-files.ts"
 import { manifestFileName, parseManifest, setNamePattern, setNameRule, type ToolSetManifest } from "./manifest.ts"
 
@@ -56,36 +56,22 @@ export const setFiles = (dir: string, manifest: ToolSetManifest): ReadonlyArray<
 }
 
 const listDirs = (root: string, source: ToolSource, notes: Array<string>): Array<ToolSetDir> => {
-  let names: Array<string>
-  try {
-    names = fs.readdirSync(root).sort()
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code !== "ENOENT" && code !== "ENOTDIR") notes.push(`${root}: cannot read (${code ?? String(error)}); its tool sets are skipped`)
+  const listed = listManifestFolders(root, (name) => setNamePattern.test(name))
+  if ("unreadable" in listed) {
+    notes.push(`${root}: cannot read (${listed.unreadable}); its tool sets are skipped`)
     return []
   }
   const dirs: Array<ToolSetDir> = []
-  for (const name of names) {
-    const dir = path.join(root, name)
-    let isDir = false
-    try {
-      isDir = fs.statSync(dir).isDirectory()
-    } catch {
-      isDir = false
-    }
-    if (!isDir || name.startsWith(".")) continue
-    if (!setNamePattern.test(name)) {
-      notes.push(`${dir}: a tool set's folder name must be ${setNameRule}; skipped`)
-      continue
-    }
-    dirs.push({ name, source, dir, manifestFile: path.join(dir, manifestFileName) })
+  for (const { name, dir, validName } of listed.folders) {
+    if (validName) dirs.push({ name, source, dir, manifestFile: path.join(dir, manifestFileName) })
+    else notes.push(`${dir}: a tool set's folder name must be ${setNameRule}; skipped`)
   }
   return dirs
 }
 
 /** tools.json is read only as a regular file inside `root` (the Crystal home, or the workspace for a project set). */
 const readEntry = (found: ToolSetDir, root: ConfinedRoot): ToolSetEntry => {
-  const read = readConfined(root, found.manifestFile, maxManifestBytes)
+  const read = readManifestText(found.manifestFile, root)
   if (read._tag === "Missing") return { ...found, state: "broken", problem: `${found.manifestFile}: missing (a tool set folder needs a tools.json); skipped` }
   if (read._tag === "Refused") return { ...found, state: "broken", problem: `${read.note}; skipped` }
   const parsed = parseManifest(found.manifestFile, read.text)

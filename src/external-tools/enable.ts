@@ -10,6 +10,7 @@ import * as Schema from "effect/Schema"
 import { writeFileAtomic } from "../files/atomic.ts"
 import { editManifestText } from "../prompts/manifest.ts"
 import { discoverToolSets, type ToolSetEntry, type ToolSource } from "./discover.ts"
+import { messageOf } from "../text/error-text.ts"
 
 export class ToolSetChangeError extends Schema.TaggedError<ToolSetChangeError>()("ToolSetChangeError", {
   message: Schema.String
@@ -51,7 +52,7 @@ export const setToolSetEnabled = (
         await writeFileAtomic(real, next, { mode: stat.mode & 0o777 })
         return true
       },
-      catch: (error) => new ToolSetChangeError({ message: `${entry.manifestFile}: cannot save (${error instanceof Error ? error.message : String(error)})` })
+      catch: (error) => new ToolSetChangeError({ message: `${entry.manifestFile}: cannot save (${messageOf(error)})` })
     })
     const verb = enabled ? "enabled" : "disabled"
     return { entry, changed, message: changed ? `${entry.source} tool set ${name} ${verb}` : `${entry.source} tool set ${name} was already ${verb}` }

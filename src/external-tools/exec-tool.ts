@@ -48,6 +48,7 @@ export const execEnvironment = (host: ExternalToolHost, context: ToolContext, ap
 })
 
 export const makeExecTool = (set: LoadableSet, declaration: ExecToolDeclaration, host: ExternalToolHost): Tool =>
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no Schema fields: the arguments are checked against a foreign JSON Schema
   defineTool<{}>({
     name: declaration.name,
     description: declaration.description,

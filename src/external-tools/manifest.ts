@@ -4,7 +4,9 @@
  * the file is never rewritten.
  */
 import type { Mode } from "../session/document.ts"
+import { parseJsonObject } from "../config/manifest-reader.ts"
 import { objectSchemaProblem } from "../tools/json-schema-check.ts"
+import { jsonPreview } from "../text/clip.ts"
 
 export const manifestFileName = "tools.json"
 export const setNamePattern = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
@@ -58,14 +60,9 @@ type Json = Readonly<Record<string, unknown>>
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
 
-const shown = (value: unknown): string => {
-  const text = JSON.stringify(value) ?? String(value)
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text
-}
-
 class Problem extends Error {}
 const bad = (field: string, expected: string, value: unknown): never => {
-  throw new Problem(`${field}: expected ${expected}${value === undefined ? "" : ` (got ${shown(value)})`}`)
+  throw new Problem(`${field}: expected ${expected}${value === undefined ? "" : ` (got ${jsonPreview(value, 40)})`}`)
 }
 
 const knownSetFields = new Set(["enabled", "runner", "catalogs", "tools", "entry", "approval", "timeoutSeconds", "description"])
@@ -164,15 +161,10 @@ const parseManifestJson = (json: Json, text: string): ToolSetManifest => {
 
 /** `file` names the manifest in the problem. */
 export const parseManifest = (file: string, text: string): ManifestParse => {
-  let json: unknown
+  const parsed = parseJsonObject(text)
+  if (parsed._tag === "Problem") return { _tag: "Bad", problem: `${file}: ${parsed.problem}` }
   try {
-    json = JSON.parse(text.startsWith("\uFEFF") ? text.slice(1) : text)
-  } catch (error) {
-    return { _tag: "Bad", problem: `${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})` }
-  }
-  if (!isObject(json)) return { _tag: "Bad", problem: `${file}: expected a JSON object at the top level` }
-  try {
-    return { _tag: "Ok", manifest: parseManifestJson(json, text) }
+    return { _tag: "Ok", manifest: parseManifestJson(parsed.raw, text) }
   } catch (error) {
     if (error instanceof Problem) return { _tag: "Bad", problem: `${file}: ${error.message}; the tool set is skipped` }
     throw error

@@ -21,6 +21,7 @@ import type { LoadableSet } from "./discover.ts"
 import { externalClassification } from "./classify.ts"
 import { ensureDataDirs, type ExternalToolHost } from "./host.ts"
 import { toolNamePattern, type ModuleManifest } from "./manifest.ts"
+import { messageOf } from "../text/error-text.ts"
 
 export const CLASSIFIER_BUDGET_MS = 2000
 
@@ -56,7 +57,6 @@ export interface LoadedModuleSet {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 let generation = 0
 
@@ -64,7 +64,7 @@ let generation = 0
 const importEntry = (file: string): Effect.Effect<unknown, string> =>
   Effect.tryPromise({
     try: () => import(`${pathToFileURL(file).href}?load=${++generation}`) as Promise<unknown>,
-    catch: (error) => `cannot load ${file}: ${message(error)}`
+    catch: (error) => `cannot load ${file}: ${messageOf(error)}`
   })
 
 const moduleTools = (exports: unknown, file: string, notes: Array<string>): { tools: Array<ModuleTool>; classify: Classifier | undefined } => {
@@ -149,7 +149,7 @@ const classifyWith = (
   Effect.gen(function* () {
     if (state.offReason !== undefined) return failClosed(base, `its classifier is off: ${state.offReason}; /tools reload turns it back on`)
     const answer = yield* callWithBudget<unknown>((signal) => Effect.runPromise(ctx(signal)).then((c) => classify(name, args, c)), CLASSIFIER_BUDGET_MS).pipe(Effect.either)
-    if (answer._tag === "Left") return failClosed(base, `its classifier failed: ${message(answer.left)}`)
+    if (answer._tag === "Left") return failClosed(base, `its classifier failed: ${messageOf(answer.left)}`)
     if (Option.isNone(answer.right)) {
       state.offReason = `it took longer than ${CLASSIFIER_BUDGET_MS / 1000} s`
       return failClosed(base, `its classifier took longer than ${CLASSIFIER_BUDGET_MS / 1000} s and is off until /tools reload`)
@@ -176,7 +176,7 @@ const runModuleTool = (tool: ModuleTool, manifest: ModuleManifest, ctx: (signal:
   Effect.gen(function* () {
     const name = tool.definition.name
     const result = yield* callWithBudget<unknown>((signal) => Effect.runPromise(ctx(signal)).then((c) => tool.run(args, c)), manifest.timeoutSeconds * 1000).pipe(
-      Effect.mapError((error) => new ToolError({ message: `${name} failed: ${message(error)}` }))
+      Effect.mapError((error) => new ToolError({ message: `${name} failed: ${messageOf(error)}` }))
     )
     if (Option.isNone(result)) return { text: `${name} timed out after ${manifest.timeoutSeconds} s and was stopped.`, isError: true } satisfies ToolOutput
     const content = parseContent(result.value ?? "", `${name}'s result`)
@@ -195,6 +195,7 @@ export const loadModuleSet = (set: LoadableSet & { readonly manifest: ModuleMani
     const manifest = set.manifest
     const tools = found.tools.map((tool) => {
       const ctx = (context: ToolContext) => (signal: AbortSignal) => contextFor(host, set, context, signal)
+      // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no Schema fields: the arguments are checked against a foreign JSON Schema
       return defineTool<{}>({
         name: tool.definition.name,
         description: tool.definition.description,

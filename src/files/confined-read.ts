@@ -16,6 +16,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { isWithin } from "./within.ts"
+import { codeOf } from "../text/error-text.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 export interface ConfinedRoot {
   readonly dir: string
@@ -43,9 +45,6 @@ export type ConfinedRead =
       readonly note: string
     }
 
-const sizeText = (bytes: number): string =>
-  bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : bytes >= 1024 && bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`
-
 /** Why a file that is not a regular file is refused; undefined for a regular file. */
 export const notRegularReason = (stat: fs.Stats): string | undefined => {
   if (stat.isFile()) return undefined
@@ -55,8 +54,6 @@ export const notRegularReason = (stat: fs.Stats): string | undefined => {
   if (stat.isSocket()) return "is a socket, not a regular file"
   return "is not a regular file"
 }
-
-const codeOf = (error: unknown): string => (error as NodeJS.ErrnoException | undefined)?.code ?? String(error)
 
 const isMissing = (error: unknown): boolean => ["ENOENT", "ENOTDIR"].includes(codeOf(error))
 
@@ -151,7 +148,7 @@ export const readConfined = (root: ConfinedRoot, file: string, maxBytes: number)
   }
   const kind = notRegularReason(checked)
   if (kind !== undefined) return refuse(kind)
-  if (checked.size > maxBytes) return refuse(`is larger than ${sizeText(maxBytes)} (${checked.size} bytes)`)
+  if (checked.size > maxBytes) return refuse(`is larger than ${formatBytes(maxBytes)} (${checked.size} bytes)`)
   let fd: number
   try {
     fd = fs.openSync(real, openFlags)
@@ -167,7 +164,7 @@ export const readConfined = (root: ConfinedRoot, file: string, maxBytes: number)
     const where = openedPath(fd)
     if (where !== undefined && where.startsWith("/") && !isWithin(realRoot, where)) return refuse(`was moved outside ${root.label} while it was read`)
     const bytes = readAll(fd, maxBytes)
-    if (bytes === undefined) return refuse(`is larger than ${sizeText(maxBytes)}`)
+    if (bytes === undefined) return refuse(`is larger than ${formatBytes(maxBytes)}`)
     return { _tag: "Read", file, text: bytes.toString("utf8") }
   } catch (error) {
     return refuse(`cannot be read (${codeOf(error)})`)
@@ -217,7 +214,7 @@ export const readRegularFile = (file: string, maxBytes: number): { readonly byte
   if (opened === undefined || "refused" in opened) return opened
   try {
     const bytes = readAll(opened.fd, maxBytes)
-    return bytes === undefined ? { refused: `is larger than ${sizeText(maxBytes)}` } : { bytes }
+    return bytes === undefined ? { refused: `is larger than ${formatBytes(maxBytes)}` } : { bytes }
   } catch (error) {
     return { refused: `cannot be read (${codeOf(error)})` }
   } finally {

@@ -4,6 +4,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { messageOf } from "../text/error-text.ts"
 
 /** A directory the operator named that does not exist or cannot be entered (exit code 2 at start-up). */
 export class DirectoryError extends Schema.TaggedError<DirectoryError>()("DirectoryError", {
@@ -21,5 +22,5 @@ export const realDirectory = (dir: string, what: string) =>
       if (!fs.statSync(real).isDirectory()) throw new Error("not a directory")
       return real
     },
-    catch: (error) => new DirectoryError({ message: `${what} ${dir} is not an accessible directory (${error instanceof Error ? error.message : String(error)})` })
+    catch: (error) => new DirectoryError({ message: `${what} ${dir} is not an accessible directory (${messageOf(error)})` })
   })

@@ -31,6 +31,7 @@ import type { McpEndpoint } from "./server-config.ts"
 import { lazyOutputValidators } from "./sdk-warmup.ts"
 import type { ServerProcess } from "./server-process.ts"
 import { ContainedStdioTransport } from "./stdio-transport.ts"
+import { messageOf } from "../text/error-text.ts"
 
 /**
  * How Crystal introduces itself in initialize. A copy of package.json's version: importing that
@@ -69,7 +70,6 @@ export interface Connection {
   readonly serverInfo: string | undefined
 }
 
-const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const makeClient = (options: ConnectOptions): Client => {
   const { elicit, sample, samplingOff } = options
@@ -133,7 +133,7 @@ const attempt = async (client: Client, transport: Transport, options: ConnectOpt
 /** Why a failed stdio start failed: the SDK's message, and the last of what the server wrote to stderr. */
 const stdioFailure = (error: unknown, transport: ContainedStdioTransport, command: string): Error => {
   const code = (error as NodeJS.ErrnoException).code
-  const reason = code === "ENOENT" ? `${command}: command not found` : describeError(error)
+  const reason = code === "ENOENT" ? `${command}: command not found` : messageOf(error)
   const stderr = transport.stderr.split("\n").slice(-3).join(" / ")
   return new Error(stderr === "" ? reason : `${reason} (stderr: ${stderr.slice(0, 400)})`)
 }
@@ -186,14 +186,14 @@ export const connectServer = async (endpoint: McpEndpoint, options: ConnectOptio
   } catch (error) {
     // A 4xx to the streamable POST is how a server of the old transport answers (404 or 405).
     const status = error instanceof StreamableHTTPError ? error.code : undefined
-    if (status === undefined || status < 400 || status >= 500) throw new Error(`${url.origin}${url.pathname}: ${describeError(error)}`)
+    if (status === undefined || status < 400 || status >= 500) throw new Error(`${url.origin}${url.pathname}: ${messageOf(error)}`)
   }
   const sse = new SSEClientTransport(url, { requestInit })
   const legacy = makeClient(options)
   try {
     await attempt(legacy, sse, options)
   } catch (error) {
-    throw new Error(`${url.origin}${url.pathname}: neither streamable HTTP nor HTTP+SSE answered (${describeError(error)})`)
+    throw new Error(`${url.origin}${url.pathname}: neither streamable HTTP nor HTTP+SSE answered (${messageOf(error)})`)
   }
   watch(legacy, () => "the connection closed")
   return finish(legacy, sse, "HTTP+SSE")

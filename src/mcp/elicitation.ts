@@ -8,7 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { Question, QuestionAnswer, QuestionAsker } from "../tools/questions.ts"
-import { clip } from "./names.ts"
+import { clip } from "../text/clip.ts"
 
 export type ElicitAnswer =
   | { readonly action: "accept"; readonly content: Record<string, string | number | boolean | Array<string>> }

@@ -22,12 +22,14 @@ import { toolOutputOf } from "./results.ts"
 import { jsonSchemaChecker } from "../tools/json-schema-check.ts"
 import type { McpServerPlan } from "./server-config.ts"
 import type { ServerCalls } from "./call-timers.ts"
+import { messageOf } from "../text/error-text.ts"
+import { clip } from "../text/clip.ts"
 
 const SUMMARY_ARGS_CHARS = 300
 
 const argumentsText = (args: unknown): string => {
   const text = JSON.stringify(args) ?? "{}"
-  return text.length <= SUMMARY_ARGS_CHARS ? text : `${text.slice(0, SUMMARY_ARGS_CHARS - 1)}…`
+  return clip(text, SUMMARY_ARGS_CHARS)
 }
 
 export const isOffered = (plan: Pick<McpServerPlan, "allow" | "deny">, tool: string): boolean =>
@@ -74,7 +76,7 @@ const redactedSchema = (secrets: Secrets, schema: McpTool["inputSchema"]): McpTo
 
 /** What a failed call says; `timedOut`: Crystal's timer cancelled it. */
 const callFailure = (plan: McpServerPlan, tool: string, error: unknown, timedOut: boolean): ToolError => {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = messageOf(error)
   return new ToolError({
     message: timedOut
       ? `MCP server ${plan.name}: ${tool} sent no result or progress for ${plan.toolTimeoutMs / 1000} s (toolTimeoutSeconds) and was cancelled`

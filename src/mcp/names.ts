@@ -7,6 +7,7 @@
  * too (distinctToolName), so the catalog never offers two tools of one name. Descriptions are clipped to a budget: every token of a
  * definition is paid on every request.
  */
+import { clip } from "../text/clip.ts"
 export const MAX_TOOL_NAME = 64
 /** Characters of a tool's description sent to the model. */
 export const MCP_DESCRIPTION_BUDGET = 1024
@@ -48,9 +49,6 @@ export const distinctToolName = (server: string, tool: string, taken: { readonly
     if (!taken.has(candidate)) return candidate
   }
 }
-
-/** `text` within `max` characters, an ellipsis marking a cut. */
-export const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
 
 export const clipDescription = (text: string | undefined, fallback: string): string => {
   const description = (text ?? "").trim() === "" ? fallback : (text ?? "").trim()

@@ -7,10 +7,11 @@
  */
 import * as Effect from "effect/Effect"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { BASH_OUTPUT_CAPS, formatSize } from "../tools/bash-specs.ts"
+import { BASH_OUTPUT_CAPS } from "../tools/bash-specs.ts"
 import { capHeadTail } from "../tools/bash-tools.ts"
 import type { ToolContext, ToolOutput } from "../tools/tool.ts"
 import type { ImageRef } from "../session/items.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 type Block = CallToolResult["content"][number]
 
@@ -21,7 +22,7 @@ const resourceText = (block: Extract<Block, { type: "resource" }>): string => {
   const mime = resource.mimeType === undefined ? "" : ` (${resource.mimeType})`
   return "text" in resource
     ? `[resource ${resource.uri}${mime}]\n${resource.text}`
-    : `[resource ${resource.uri}${mime}: ${formatSize(base64Size(resource.blob))} of binary data, not shown]`
+    : `[resource ${resource.uri}${mime}: ${formatBytes(base64Size(resource.blob))} of binary data, not shown]`
 }
 
 const linkText = (block: Extract<Block, { type: "resource_link" }>): string => {
@@ -36,7 +37,7 @@ const blockText = (block: Exclude<Block, { type: "image" }>, source: string): st
     case "text":
       return block.text
     case "audio":
-      return `[audio from ${source} (${block.mimeType}, ${formatSize(base64Size(block.data))}) not shown: Crystal sends no audio]`
+      return `[audio from ${source} (${block.mimeType}, ${formatBytes(base64Size(block.data))}) not shown: Crystal sends no audio]`
     case "resource":
       return resourceText(block)
     case "resource_link":
@@ -54,7 +55,7 @@ const attachImage = (block: Extract<Block, { type: "image" }>, source: string, c
       })
 
 const notShown = (block: Extract<Block, { type: "image" }>, source: string, why: string): string =>
-  `[image from ${source} (${block.mimeType}, ${formatSize(base64Size(block.data))}) not shown: ${why}]`
+  `[image from ${source} (${block.mimeType}, ${formatBytes(base64Size(block.data))}) not shown: ${why}]`
 
 /** Structured content joins the text unless a text block already carries the same JSON. */
 const withStructured = (parts: ReadonlyArray<string>, structured: CallToolResult["structuredContent"]): ReadonlyArray<string> => {

@@ -10,9 +10,11 @@
  */
 import * as Effect from "effect/Effect"
 import type { CreateMessageRequestParams, CreateMessageResult, SamplingMessageContentBlock } from "@modelcontextprotocol/sdk/types.js"
-import { formatBytes } from "../media/errors.ts"
-import { clip } from "./names.ts"
 import type { Question, QuestionAsker } from "../tools/questions.ts"
+import { messageOf } from "../text/error-text.ts"
+import { formatBytes } from "../text/bytes.ts"
+import { clip, oneLine } from "../text/clip.ts"
+import { plural } from "../text/plural.ts"
 
 /**
  * The request in Crystal's terms, which src/engine/sampling.ts answers (src/mcp does not import the
@@ -53,13 +55,6 @@ export const rpcError = (code: number, message: string): Error => Object.assign(
 export const samplingOffMessage = (server: string, source: "home" | "workspace"): string =>
   `Sampling is off for this server (${server}) in Crystal. The operator can turn it on with "sampling": true in mcpServers.${server} of ` +
   `${source === "home" ? "Crystal's config.json" : "the workspace's .crystal/mcp.json"}; each request is then approved by the operator.`
-
-/** Control characters (a terminal escape from the server) and line breaks become spaces: one line per message. */
-const oneLine = (text: string): string =>
-  text
-    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
-    .replace(/\s+/g, " ")
-    .trim()
 
 const base64Size = (data: string): string => formatBytes(Buffer.byteLength(data, "base64"))
 
@@ -104,7 +99,7 @@ export const samplingQuestion = (prompt: SamplingPrompt, model: string): Questio
   const lines = [
     `MCP server ${prompt.server} asks ${model} for an answer of at most ${prompt.maxTokens} tokens (nothing of this conversation is sent; the answer goes to the server only).`,
     ...(prompt.system.trim() === "" ? [] : [`System prompt: ${clip(oneLine(prompt.system), SHOWN_CHARS)}`]),
-    ...(hidden > 0 ? [`(${hidden} earlier message${hidden === 1 ? "" : "s"} not shown)`] : []),
+    ...(hidden > 0 ? [`(${plural(hidden, "earlier message")} not shown)`] : []),
     ...shown.map((message) => {
       const text = message.parts.map((part) => (part.type === "text" ? part.text : `[image ${part.mime}, ${base64Size(part.base64)}]`)).join(" ")
       return `${message.role}: ${clip(oneLine(text), SHOWN_CHARS)}`
@@ -124,7 +119,6 @@ export const samplingQuestion = (prompt: SamplingPrompt, model: string): Questio
   }
 }
 
-const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /**
  * Answers one request, or throws the JSON-RPC error the server gets. `note` gets a line when the
@@ -161,8 +155,8 @@ export const answerSampling = async (
     answer = await deps.model.complete(prompt, signal)
   } catch (error) {
     // A request the server cancelled gets no answer at all; the operator need not hear of it.
-    if (!signal.aborted) deps.note(`MCP server ${server}'s sampling request failed: ${describeError(error)}`)
-    throw rpcError(rpcCodes.internalError, `Sampling failed: ${describeError(error)}`)
+    if (!signal.aborted) deps.note(`MCP server ${server}'s sampling request failed: ${messageOf(error)}`)
+    throw rpcError(rpcCodes.internalError, `Sampling failed: ${messageOf(error)}`)
   }
   return { role: "assistant", content: { type: "text", text: answer.text }, model: answer.model, stopReason: answer.stopReason }
 }

@@ -10,9 +10,9 @@
 import * as path from "node:path"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { describeParseError } from "../config/parse-errors.ts"
+import { decodeProblem, parseJsonObject, readManifestText } from "../config/manifest-reader.ts"
 import { McpServers, type McpServerSettings } from "../config/schema.ts"
-import { maxManifestBytes, readConfined, workspaceRoot } from "../files/confined-read.ts"
+import { workspaceRoot } from "../files/confined-read.ts"
 import type { TrustEntry } from "../trust/trust-store.ts"
 import { workspaceTrustEntry } from "./workspace-trust.ts"
 
@@ -37,21 +37,15 @@ const decode = Schema.decodeUnknownEither(Schema.Struct({ mcpServers: McpServers
 /** Reads the workspace's mcp.json; a missing file is no servers, a broken one a note (the session goes on). */
 export const readWorkspaceServers = (workspace: string, homeNames: ReadonlySet<string>): WorkspaceServers => {
   const file = workspaceMcpFile(workspace)
-  const read = readConfined(workspaceRoot(workspace), file, maxManifestBytes)
+  const read = readManifestText(file, workspaceRoot(workspace))
   if (read._tag === "Missing") return { file, servers: [], notes: [] }
   if (read._tag === "Refused") return { file, servers: [], notes: [`${read.note}; its MCP servers are not started`] }
-  let json: unknown
-  try {
-    json = JSON.parse(read.text)
-  } catch (error) {
-    return { file, servers: [], notes: [`${file}: not valid JSON (${error instanceof Error ? error.message : String(error)}); its MCP servers are not started`] }
-  }
-  const decoded = decode(json)
-  if (Either.isLeft(decoded)) {
-    const problem = describeParseError(decoded.left)[0] ?? "invalid"
-    return { file, servers: [], notes: [`${file}: ${problem} (expected {"mcpServers": {"NAME": {"command": ...}}}); its MCP servers are not started`] }
-  }
-  const rawServers = (json as { readonly mcpServers: Record<string, unknown> }).mcpServers
+  const notStarted = (problem: string): WorkspaceServers => ({ file, servers: [], notes: [`${file}: ${problem}; its MCP servers are not started`] })
+  const parsed = parseJsonObject(read.text)
+  if (parsed._tag === "Problem") return notStarted(parsed.problem)
+  const decoded = decode(parsed.raw)
+  if (Either.isLeft(decoded)) return notStarted(`${decodeProblem(decoded.left)} (expected {"mcpServers": {"NAME": {"command": ...}}})`)
+  const rawServers = parsed.raw["mcpServers"] as Readonly<Record<string, unknown>>
   const notes: Array<string> = []
   const servers: Array<WorkspaceServer> = []
   for (const [name, settings] of Object.entries(decoded.right.mcpServers)) {

@@ -3,6 +3,7 @@
  * error; each message is one line that says what to do about it.
  */
 import * as Schema from "effect/Schema"
+import { formatBytes } from "../text/bytes.ts"
 
 export const clipboardFailures = ["no-reader", "no-display", "no-image", "unsupported", "too-large", "failed"] as const
 export type ClipboardFailure = (typeof clipboardFailures)[number]
@@ -45,7 +46,7 @@ export const unsupportedClipboard = (seen: string): ClipboardError =>
 export const clipboardTooLarge = (limitBytes: number): ClipboardError =>
   clipboardError(
     "too-large",
-    `the clipboard image is larger than ${Math.round(limitBytes / (1024 * 1024))} MiB, the limit: copy a smaller or downscaled image`
+    `the clipboard image is larger than ${formatBytes(limitBytes)}, the limit: copy a smaller or downscaled image`
   )
 
 /** `detail`: the first line of the reader's stderr, or what else went wrong. */

@@ -1,5 +1,6 @@
 /** Why an image was not taken or cannot be read back. Each message reads well on its own line. */
 import * as Schema from "effect/Schema"
+import { formatBytes } from "../text/bytes.ts"
 
 /** The bytes are not png, jpeg, gif or webp; `seen` says what they look like. */
 export class UnsupportedImage extends Schema.TaggedError<UnsupportedImage>()("UnsupportedImage", {
@@ -39,6 +40,3 @@ export class MediaUnavailable extends Schema.TaggedError<MediaUnavailable>()("Me
 }
 
 export type MediaError = UnsupportedImage | ImageTooLarge | MediaWriteFailed
-
-export const formatBytes = (bytes: number): string =>
-  bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes} bytes`

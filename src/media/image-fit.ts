@@ -7,11 +7,13 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { formatBytes, type ImageTooLarge, type UnsupportedImage } from "./errors.ts"
+import { type ImageTooLarge, type UnsupportedImage } from "./errors.ts"
 import { describeLimits, fitsPixels, shrinkToSide, type ImageLimits } from "./image-limits.ts"
 import type { ImageSize } from "./image-size.ts"
 import type { ImageMime } from "./image-type.ts"
 import { checkImage } from "./media-store.ts"
+import { messageOf } from "../text/error-text.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 /** The image is over the model's limits and cannot be made to fit them. */
 export class ImageOverLimit extends Schema.TaggedError<ImageOverLimit>()("ImageOverLimit", {
@@ -62,7 +64,7 @@ export const fitImage = (
     }
     const pixels = yield* Effect.try({
       try: () => codec.decode(bytes, mime),
-      catch: (error) => new ImageOverLimit({ message: `${over}; it cannot be decoded to shrink it (${error instanceof Error ? error.message : String(error)})` })
+      catch: (error) => new ImageOverLimit({ message: `${over}; it cannot be decoded to shrink it (${messageOf(error)})` })
     })
     const fitted = shrinkToSide(pixels, limits.maxPixelsPerSide ?? Math.max(pixels.width, pixels.height))
     for (const step of shrinkSteps) {

@@ -16,6 +16,7 @@ import { ImageTooLarge, MediaUnavailable, MediaWriteFailed, UnsupportedImage, ty
 import { imageSize, type ImageSize } from "./image-size.ts"
 import { describeBytes, sniffImage, type ImageMime } from "./image-type.ts"
 import { streamedImageToken } from "./streamed-body.ts"
+import { messageOf } from "../text/error-text.ts"
 
 /** SPEC I4: no image above this enters a session, from any source. */
 export const maxImageBytes = 20 * 1024 * 1024
@@ -59,7 +60,6 @@ export const checkImage = (bytes: Uint8Array, source: string): Effect.Effect<Che
   return Effect.succeed({ mime, size: imageSize(bytes, mime) })
 }
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /** The store on disk under `dir`. */
 export const makeMediaStore = (dir: string): MediaStoreShape => {
@@ -112,7 +112,7 @@ export const makeMediaStore = (dir: string): MediaStoreShape => {
         else await file.commit(path.join(dir, sha256))
         return sha256
       },
-      catch: (error) => new MediaWriteFailed({ message: `cannot keep the image in ${dir} (${errorText(error)})` })
+      catch: (error) => new MediaWriteFailed({ message: `cannot keep the image in ${dir} (${messageOf(error)})` })
     })
 
   return {

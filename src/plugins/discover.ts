@@ -4,8 +4,8 @@
  * list` and the loader both start here. A missing or empty plugins folder costs one readdir.
  * Home only: a workspace never brings plugins (SPEC B2).
  */
-import * as fs from "node:fs"
 import * as path from "node:path"
+import { listManifestFolders } from "../config/manifest-reader.ts"
 import { isValidPluginFolderName, pluginFolderNameRule, readPluginManifest, type PluginManifest } from "./manifest.ts"
 
 export const pluginsDir = (home: string): string => path.join(home, "plugins")
@@ -31,37 +31,18 @@ export interface PluginDiscovery {
   readonly notes: ReadonlyArray<string>
 }
 
-const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
-
-const isDirectory = (entry: fs.Dirent, full: string): boolean => {
-  if (entry.isDirectory()) return true
-  if (!entry.isSymbolicLink()) return false
-  try {
-    return fs.statSync(full).isDirectory()
-  } catch {
-    return false
-  }
-}
-
 /** Reads `<home>/plugins` afresh. Never writes, never imports. */
 export const discoverPlugins = (home: string): PluginDiscovery => {
   const dir = pluginsDir(home)
   const notes: Array<string> = []
-  let entries: Array<fs.Dirent>
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true })
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error)
-    if (code !== "ENOENT" && code !== "ENOTDIR") notes.push(`${dir}: cannot be read (${code}); no plugins are loaded.`)
+  const listed = listManifestFolders(dir, isValidPluginFolderName)
+  if ("unreadable" in listed) {
+    notes.push(`${dir}: cannot be read (${listed.unreadable}); no plugins are loaded.`)
     return { dir, plugins: [], notes }
   }
   const plugins: Array<DiscoveredPlugin> = []
-  for (const entry of entries.sort((a, b) => byName(a.name, b.name))) {
-    const folder = entry.name
-    if (folder.startsWith(".")) continue
-    const full = path.join(dir, folder)
-    if (!isDirectory(entry, full)) continue
-    if (!isValidPluginFolderName(folder)) {
+  for (const { name: folder, dir: full, validName } of listed.folders) {
+    if (!validName) {
       notes.push(`${full}: the name of a plugin folder must be ${pluginFolderNameRule}; skipped.`)
       continue
     }

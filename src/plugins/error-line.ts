@@ -1,4 +1,5 @@
 /** What a note can carry of something a plugin threw. */
+import { clip } from "../text/clip.ts"
 
 /** An Error's first message line (never its stack); anything else thrown, as text. */
 export const firstLine = (error: unknown): string => {
@@ -10,5 +11,5 @@ export const firstLine = (error: unknown): string => {
         : `threw ${typeof error === "object" ? JSON.stringify(error) ?? String(error) : String(error)}`
   const line = (text.split(/\r?\n/).find((candidate) => candidate.trim() !== "") ?? "").trim()
   const shown = line === "" ? "no message" : line
-  return shown.length > 300 ? `${shown.slice(0, 299)}…` : shown
+  return clip(shown, 300)
 }

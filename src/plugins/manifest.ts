@@ -15,8 +15,10 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Schema from "effect/Schema"
 import * as Effect from "effect/Effect"
-import { locateJsonSyntaxError } from "../config/json-syntax.ts"
-import { isValidPromptDirName, promptDirNameRule, readManifestFile, saveManifestChanges } from "../prompts/manifest.ts"
+import { parseJsonObject, readManifestText } from "../config/manifest-reader.ts"
+import { isValidPromptDirName, promptDirNameRule, saveManifestChanges } from "../prompts/manifest.ts"
+import { codeOf, messageOf } from "../text/error-text.ts"
+import { isStrictlyWithin } from "../files/within.ts"
 
 /** A refused plugin command (an unknown or broken plugin) or a failed manifest write; the message is for the operator. */
 export class PluginError extends Schema.TaggedError<PluginError>()("PluginError", {
@@ -48,7 +50,6 @@ export type PluginManifestRead =
   | { readonly _tag: "Manifest"; readonly manifest: PluginManifest }
   | { readonly _tag: "Problem"; readonly file: string; readonly problem: string }
 
-const bom = "\uFEFF"
 const entryRule = `a relative path to a ${pluginEntryExtensions.join(", ").replace(/, ([^,]*)$/, " or $1")} file inside the plugin's folder`
 
 const describeValue = (value: unknown): string => {
@@ -61,34 +62,13 @@ const describeValue = (value: unknown): string => {
 
 const hasEntryExtension = (file: string): boolean => (pluginEntryExtensions as ReadonlyArray<string>).includes(path.extname(file).toLowerCase())
 
-const errorCode = (error: unknown): string =>
-  (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error))
-
-const isInside = (dir: string, file: string): boolean => {
-  const relative = path.relative(dir, file)
-  return relative !== "" && !relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative)
-}
-
 type Fields = { readonly _tag: "Fields"; readonly raw: Record<string, unknown>; readonly entry: string; readonly enabled: boolean }
 
 /** Validates a manifest's JSON and fields (not the entry file itself); `problem` names the field. */
 export const parsePluginManifestText = (text: string): Fields | { readonly _tag: "Problem"; readonly problem: string } => {
-  const body = text.startsWith(bom) ? text.slice(1) : text
-  let json: unknown
-  try {
-    json = JSON.parse(body)
-  } catch (error) {
-    const where = locateJsonSyntaxError(body)
-    return {
-      _tag: "Problem",
-      problem:
-        where === undefined
-          ? `not valid JSON (${error instanceof Error ? error.message : String(error)})`
-          : `not valid JSON at line ${where.line}, column ${where.column}: unexpected ${where.found}`
-    }
-  }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) return { _tag: "Problem", problem: "expected a JSON object at the top level" }
-  const raw = json as Record<string, unknown>
+  const parsed = parseJsonObject(text)
+  if (parsed._tag === "Problem") return { _tag: "Problem", problem: parsed.problem }
+  const raw = parsed.raw
   const entry = raw["entry"]
   if (entry === undefined) return { _tag: "Problem", problem: `"entry" is missing (expected ${entryRule})` }
   if (typeof entry !== "string" || entry.trim() === "" || path.isAbsolute(entry) || !hasEntryExtension(entry)) {
@@ -102,24 +82,24 @@ export const parsePluginManifestText = (text: string): Fields | { readonly _tag:
 /** Where `entry` leads from the folder `dir`: its real path, or what is wrong with it. */
 const resolveEntry = (dir: string, entry: string): { readonly path: string } | { readonly problem: string } => {
   const named = path.resolve(dir, entry)
-  if (!isInside(dir, named)) return { problem: `"entry" must stay inside the plugin's folder (got ${JSON.stringify(entry)})` }
+  if (!isStrictlyWithin(dir, named)) return { problem: `"entry" must stay inside the plugin's folder (got ${JSON.stringify(entry)})` }
   let realDir: string
   let realEntry: string
   try {
     realDir = fs.realpathSync(dir)
     realEntry = fs.realpathSync(named)
   } catch (error) {
-    const code = errorCode(error)
+    const code = codeOf(error)
     return { problem: code === "ENOENT" ? `"entry" names a file that does not exist (${named})` : `"entry" cannot be resolved (${code})` }
   }
-  if (!isInside(realDir, realEntry)) {
+  if (!isStrictlyWithin(realDir, realEntry)) {
     return { problem: `"entry" leads outside the plugin's folder through a symbolic link (${JSON.stringify(entry)} is ${realEntry})` }
   }
   if (!hasEntryExtension(realEntry)) return { problem: `"entry" must be ${entryRule} (${JSON.stringify(entry)} is ${realEntry})` }
   try {
     if (!fs.statSync(realEntry).isFile()) return { problem: `"entry" must name a file (${realEntry} is not one)` }
   } catch (error) {
-    return { problem: `"entry" cannot be read (${errorCode(error)})` }
+    return { problem: `"entry" cannot be read (${codeOf(error)})` }
   }
   return { path: realEntry }
 }
@@ -127,8 +107,8 @@ const resolveEntry = (dir: string, entry: string): { readonly path: string } | {
 /** Reads and checks `<dir>/plugin.json` and where its entry leads. Never writes anything. */
 export const readPluginManifest = (dir: string): PluginManifestRead => {
   const file = path.join(dir, pluginManifestFileName)
-  const read = readManifestFile(file)
-  if ("problem" in read) return { _tag: "Problem", file, problem: read.problem }
+  const read = readManifestText(file, "links followed")
+  if (read._tag !== "Text") return { _tag: "Problem", file, problem: read._tag === "Missing" ? "missing" : read.reason }
   const text = read.text
   const fields = parsePluginManifestText(text)
   if (fields._tag === "Problem") return { _tag: "Problem", file, problem: fields.problem }
@@ -146,5 +126,5 @@ export const readPluginManifest = (dir: string): PluginManifestRead => {
 export const writePluginEnabled = (manifest: PluginManifest, enabled: boolean): Effect.Effect<boolean, PluginError> =>
   Effect.tryPromise({
     try: async () => (manifest.enabled === enabled ? false : saveManifestChanges(manifest.file, manifest.text, { enabled })),
-    catch: (error) => new PluginError({ message: `${manifest.file}: cannot save (${error instanceof Error ? error.message : String(error)})` })
+    catch: (error) => new PluginError({ message: `${manifest.file}: cannot save (${messageOf(error)})` })
   })

@@ -16,9 +16,10 @@ import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { locateJsonSyntaxError } from "../config/json-syntax.ts"
+import { bom, firstProblem, listManifestFolders, parseJsonObject, readManifestText, withoutBom } from "../config/manifest-reader.ts"
 import { writeFileAtomic } from "../files/atomic.ts"
-import { maxInstructionBytes, maxManifestBytes, readConfined, readRegularFile, type ConfinedRoot } from "../files/confined-read.ts"
+import { maxInstructionBytes, readConfined, type ConfinedRoot } from "../files/confined-read.ts"
+import { messageOf } from "../text/error-text.ts"
 
 /** A refused or failed change to a prompt set or attachment; the message is for the operator. */
 export class PromptChangeError extends Schema.TaggedError<PromptChangeError>()("PromptChangeError", {
@@ -57,8 +58,6 @@ export type ManifestRead =
   | { readonly _tag: "Manifest"; readonly manifest: PromptManifest }
   | { readonly _tag: "Problem"; readonly file: string; readonly problem: string }
 
-const bom = "\uFEFF"
-
 const characters = (text: string): number => [...text].length
 
 const describeValue = (value: unknown): string => {
@@ -92,27 +91,11 @@ const fieldProblems = (raw: Readonly<Record<string, unknown>>, kind: ManifestKin
 
 /** Validates a manifest's text; `problem` is one line naming what is wrong (the caller names the file). */
 export const parseManifestText = (file: string, text: string, kind: ManifestKind): ManifestRead => {
-  const body = text.startsWith(bom) ? text.slice(1) : text
-  let json: unknown
-  try {
-    json = JSON.parse(body)
-  } catch (error) {
-    const where = locateJsonSyntaxError(body)
-    const problem =
-      where === undefined
-        ? `not valid JSON (${error instanceof Error ? error.message : String(error)})`
-        : `not valid JSON at line ${where.line}, column ${where.column}: unexpected ${where.found}`
-    return { _tag: "Problem", file, problem }
-  }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    return { _tag: "Problem", file, problem: "expected a JSON object at the top level" }
-  }
-  const raw = json as Record<string, unknown>
+  const parsed = parseJsonObject(text)
+  if (parsed._tag === "Problem") return { _tag: "Problem", file, problem: parsed.problem }
+  const raw = parsed.raw
   const problems = fieldProblems(raw, kind)
-  if (problems.length > 0) {
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : ""
-    return { _tag: "Problem", file, problem: `${problems[0]}${more}` }
-  }
+  if (problems.length > 0) return { _tag: "Problem", file, problem: firstProblem(problems) }
   const order = raw["order"]
   return {
     _tag: "Manifest",
@@ -128,26 +111,13 @@ export const parseManifestText = (file: string, text: string, kind: ManifestKind
   }
 }
 
-const errorCode = (error: unknown): string =>
-  (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error))
-
-/**
- * A manifest file's text, or what keeps it from being read, said for a note (plugin.json: links
- * are followed, since a plugin's folder may be a link to its checkout; a FIFO is still refused).
- */
-export const readManifestFile = (file: string): { readonly text: string } | { readonly problem: string } => {
-  const read = readRegularFile(file, maxManifestBytes)
-  if (read === undefined) return { problem: "missing" }
-  return "refused" in read ? { problem: read.refused } : { text: read.bytes.toString("utf8") }
-}
-
 /**
  * Reads `<dir>/prompt.json` as a regular file inside `root` (the Crystal home or the workspace it
  * was found in: src/files/confined-read.ts). Never writes anything.
  */
 export const readManifest = (dir: string, kind: ManifestKind, root: ConfinedRoot): ManifestRead => {
   const file = path.join(dir, manifestFileName)
-  const read = readConfined(root, file, maxManifestBytes)
+  const read = readManifestText(file, root)
   if (read._tag === "Missing") return { _tag: "Problem", file, problem: "missing" }
   if (read._tag === "Refused") return { _tag: "Problem", file, problem: read.reason }
   return parseManifestText(file, read.text, kind)
@@ -178,33 +148,21 @@ export const listPromptDirs = (
   skipped: Array<SkippedPromptDir>,
   notes: Array<string>
 ): Array<PromptDirEntry> => {
-  let names: Array<string>
-  try {
-    names = fs.readdirSync(root)
-  } catch (error) {
-    const code = errorCode(error)
-    if (code !== "ENOENT" && code !== "ENOTDIR") notes.push(`${root}: cannot be read (${code}); no ${kind}s from there.`)
+  const listed = listManifestFolders(root, isValidPromptDirName)
+  if ("unreadable" in listed) {
+    notes.push(`${root}: cannot be read (${listed.unreadable}); no ${kind}s from there.`)
     return []
   }
   const entries: Array<PromptDirEntry> = []
-  for (const id of names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (id.startsWith(".")) continue
-    const dir = path.join(root, id)
-    let isDirectory: boolean
-    try {
-      isDirectory = fs.statSync(dir).isDirectory()
-    } catch {
+  for (const { name: id, dir, validName } of listed.folders) {
+    if (validName) {
+      entries.push({ id, dir })
       continue
     }
-    if (!isDirectory) continue
-    if (!isValidPromptDirName(id)) {
-      const reason = `${dir}: the name of a ${kind} must be ${promptDirNameRule}`
-      const note = `${reason}; skipped.`
-      skipped.push({ id, dir, reason, note })
-      notes.push(note)
-      continue
-    }
-    entries.push({ id, dir })
+    const reason = `${dir}: the name of a ${kind} must be ${promptDirNameRule}`
+    const note = `${reason}; skipped.`
+    skipped.push({ id, dir, reason, note })
+    notes.push(note)
   }
   return entries
 }
@@ -241,7 +199,7 @@ export const readPromptTextFile = (dir: string, base: string, root: ConfinedRoot
     const read = readConfined(root, path.join(dir, fileName), maxInstructionBytes)
     if (read._tag === "Refused") notes.push(`${read.file} ${read.reason}; treated as missing.`)
     if (read._tag !== "Read") continue
-    const text = read.text.startsWith(bom) ? read.text.slice(1) : read.text
+    const text = withoutBom(read.text)
     if (text.trim() !== "") return { file: read.file, text }
   }
   return undefined
@@ -360,7 +318,7 @@ const setField = (text: string, key: string, value: unknown): string => {
  * hold the value are left byte for byte.
  */
 export const editManifestText = (text: string, changes: ManifestChanges): string => {
-  const body = text.startsWith(bom) ? text.slice(1) : text
+  const body = withoutBom(text)
   const before = JSON.parse(body) as Record<string, unknown>
   let next = text
   const applied: Record<string, unknown> = { ...before }
@@ -370,7 +328,7 @@ export const editManifestText = (text: string, changes: ManifestChanges): string
     applied[key] = value
   }
   if (next === text) return text
-  const after = JSON.parse(next.startsWith(bom) ? next.slice(1) : next) as unknown
+  const after = JSON.parse(withoutBom(next)) as unknown
   if (JSON.stringify(after) !== JSON.stringify(applied)) {
     // Cannot happen for a text JSON.parse accepted; rewrite whole rather than write a wrong file.
     return `${text.startsWith(bom) ? bom : ""}${JSON.stringify(applied, null, 2)}\n`
@@ -402,5 +360,5 @@ export const saveManifestChanges = async (file: string, textWhenRead: string, ch
 export const writeManifestChanges = (manifest: PromptManifest, changes: ManifestChanges): Effect.Effect<boolean, PromptChangeError> =>
   Effect.tryPromise({
     try: () => saveManifestChanges(manifest.file, manifest.text, changes),
-    catch: (error) => new PromptChangeError({ message: `${manifest.file}: cannot save (${error instanceof Error ? error.message : String(error)})` })
+    catch: (error) => new PromptChangeError({ message: `${manifest.file}: cannot save (${messageOf(error)})` })
   })

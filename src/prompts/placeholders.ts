@@ -4,6 +4,7 @@
  * alone. A resolver (a plugin's, later) that throws or returns nothing leaves its token in place,
  * and the caller hears about it in English.
  */
+import { messageOf } from "../text/error-text.ts"
 export type PlaceholderValue = string | (() => string | undefined)
 export type PlaceholderValues = ReadonlyMap<string, PlaceholderValue>
 
@@ -19,7 +20,7 @@ export const bindPlaceholders = (text: string, values: PlaceholderValues, note: 
       if (resolved !== undefined) return resolved
       note(`The placeholder {{${name}}} has no value; it was left as it is.`)
     } catch (error) {
-      note(`The placeholder {{${name}}} failed (${error instanceof Error ? error.message : String(error)}); it was left as it is.`)
+      note(`The placeholder {{${name}}} failed (${messageOf(error)}); it was left as it is.`)
     }
     return whole
   })

@@ -39,6 +39,7 @@ import { Worker } from "node:worker_threads"
 import { IGNORE_FILE_NAMES } from "../files/walk/gitignore.ts"
 import type { SearchIndexCache } from "./cache.ts"
 import { DEF_FLAG, FILE_BINARY, FILE_TOO_BIG, FILE_UNREADABLE, searchWorkerSource, TF_MASK, type SearchKernel } from "./kernel.ts"
+import { bestRows, FLAG_BASE, FLAG_DEF, FLAG_DIR, idfOf, scoreMatches, type Matches, type QueryTerm } from "./ranking.ts"
 import { kernelConfig, makeKernel, splitWords, stem } from "./tokenize.ts"
 import { WalkDir, type WalkEntry } from "../files/walk/walk.ts"
 
@@ -71,18 +72,8 @@ const WALK_CONCURRENCY = 8
 /** Entries (distinct stems) per file a cold build makes room for: 64 on 25k files of node_modules. */
 const ENTRIES_PER_FILE = 80
 
-const K1 = 1.2
-const B = 0.75
-/** Extra weight (× idf) for a query term in a declared name, in the file name, in a directory name. */
-const DEF_WEIGHT = 1.0
-const BASENAME_WEIGHT = 2.5
-const DIR_WEIGHT = 0.8
 /** Weight of a query term found only as the prefix of an indexed stem ("auth" → "authent"). */
 const PREFIX_WEIGHT = 0.5
-
-const FLAG_DEF = 1
-const FLAG_DIR = 2
-const FLAG_BASE = 4
 
 const STATUS_PENDING = -1
 const STATUS_INDEXED = 0
@@ -117,11 +108,6 @@ interface DirRec {
 export interface Candidate {
   readonly rel: string
   readonly score: number
-}
-
-export interface QueryTerm {
-  readonly stem: string
-  readonly idf: number
 }
 
 export interface CandidateResult {
@@ -171,7 +157,7 @@ const dirOfRel = (rel: string): string => {
   const slash = rel.lastIndexOf("/")
   return slash === -1 ? "" : rel.slice(0, slash)
 }
-const isUnder = (rel: string, dir: string): boolean => dir === "" || rel === dir || rel.startsWith(`${dir}/`)
+const relativeUnder = (rel: string, dir: string): boolean => dir === "" || rel === dir || rel.startsWith(`${dir}/`)
 const isIgnoreFile = (name: string): boolean => (IGNORE_FILE_NAMES as ReadonlyArray<string>).includes(name)
 
 /** Where the stems of a kernel's local term ids are (one per kernel: this thread's, each worker's). */
@@ -346,8 +332,8 @@ export class SearchIndex {
   }
 
   private removeDirTree(rel: string): void {
-    for (const dir of [...this.dirs.keys()]) if (isUnder(dir, rel)) this.dirs.delete(dir)
-    for (const file of [...this.byRel.keys()]) if (isUnder(file, rel)) this.removeFile(file)
+    for (const dir of [...this.dirs.keys()]) if (relativeUnder(dir, rel)) this.dirs.delete(dir)
+    for (const file of [...this.byRel.keys()]) if (relativeUnder(file, rel)) this.removeFile(file)
   }
 
   /** Stores one file's entries (local term ids of a kernel) as its segment, one entry per stem. */
@@ -398,7 +384,11 @@ export class SearchIndex {
 
   /** Sizes the entry arrays for a cold build (instead of doubling them, copies and all, as they fill). */
   private reserveEntries(size: number): void {
-    if (size <= this.fwdStems.length) return
+    if (size > this.fwdStems.length) this.resizeEntries(size)
+  }
+
+  /** New entry arrays of `size`, holding the entries used so far. */
+  private resizeEntries(size: number): void {
     const stems = new Int32Array(size)
     stems.set(this.fwdStems.subarray(0, this.fwdUsed))
     const tfs = new Int32Array(size)
@@ -431,13 +421,7 @@ export class SearchIndex {
       this.fwdDead = 0
       return
     }
-    const size = Math.max(needed, this.fwdStems.length * 2)
-    const stems = new Int32Array(size)
-    stems.set(this.fwdStems.subarray(0, this.fwdUsed))
-    const tfs = new Int32Array(size)
-    tfs.set(this.fwdTfs.subarray(0, this.fwdUsed))
-    this.fwdStems = stems
-    this.fwdTfs = tfs
+    this.resizeEntries(Math.max(needed, this.fwdStems.length * 2))
   }
 
   private mainKernel(): SearchKernel {
@@ -730,7 +714,7 @@ export class SearchIndex {
       return
     }
     const seenFiles = new Set<string>()
-    const before = new Set([...this.dirs.keys()].filter((dir) => isUnder(dir, rel)))
+    const before = new Set([...this.dirs.keys()].filter((dir) => relativeUnder(dir, rel)))
     const seenDirs = new Set<string>()
     const start = await WalkDir.open(this.root, abs)
     // visitDir records every directory it lists; files already indexed are kept as they are.
@@ -745,7 +729,7 @@ export class SearchIndex {
       queue.push(...children)
     }
     for (const dir of before) if (!seenDirs.has(dir)) this.dirs.delete(dir)
-    for (const file of [...this.byRel.keys()]) if (isUnder(file, rel) && !seenFiles.has(file)) this.removeFile(file)
+    for (const file of [...this.byRel.keys()]) if (relativeUnder(file, rel) && !seenFiles.has(file)) this.removeFile(file)
   }
 
   // ---- query ----------------------------------------------------------------------------------------
@@ -756,9 +740,24 @@ export class SearchIndex {
    * root, "" for all). Gives at most `limit` files, best first.
    */
   candidates(stems: ReadonlyArray<string>, under: string, limit: number): CandidateResult {
-    const nq = stems.length
+    const query = this.queryStems(stems)
+    const matches = this.matchFiles(query, stems.length, under)
+    const idf = idfOf(matches.df, this.indexedCount)
+    const slots = new Set(query.slotOf.values())
+    const terms: Array<QueryTerm> = stems.map((stem, qi) => ({ stem, idf: slots.has(qi) ? idf[qi]! : 0 }))
+    const fileOf = (row: number): FileRec => this.files[matches.file[row]!]!
+    const avgLength = Math.max(1, this.totalLength / Math.max(1, this.indexedCount))
+    const scores = scoreMatches(matches, terms, (row) => fileOf(row).docLength, avgLength)
+    const candidates = bestRows(scores, limit, (row) => fileOf(row).rel).map((row) => ({ rel: fileOf(row).rel, score: scores[row]! }))
+    return { candidates, terms, indexedFiles: this.indexedCount }
+  }
+
+  /**
+   * Each query stem's indexed stems: itself, or (3 letters and more, when it is not indexed) up to
+   * 64 stems it is a prefix of, at PREFIX_WEIGHT. `mask` gives a stem id's query slot (-1 none).
+   */
+  private queryStems(stems: ReadonlyArray<string>): { readonly slotOf: ReadonlyMap<number, number>; readonly mask: Int32Array; readonly weight: Float64Array } {
     const stemCount = this.stemNames.length
-    // Query slot of each stem id (-1 none), and the weight of that match (1, or PREFIX_WEIGHT).
     const slotOf = new Map<number, number>()
     const weightOf = new Map<number, number>()
     stems.forEach((s, qi) => {
@@ -785,8 +784,12 @@ export class SearchIndex {
       mask[id] = qi
       weight[id] = weightOf.get(id) ?? 1
     }
+    return { slotOf, mask, weight }
+  }
 
-    // Pass 1: per matching file, the frequency and flags per query term; document frequencies.
+  /** The indexed files under `under` that hold a query stem in their contents or their path, with per-term frequencies and flags. */
+  private matchFiles(query: { readonly mask: Int32Array; readonly weight: Float64Array }, nq: number, under: string): Matches {
+    const { mask, weight } = query
     let cap = 1024
     let candFile: Int32Array = new Int32Array(cap)
     let candTf = new Float64Array(cap * nq)
@@ -846,81 +849,7 @@ export class SearchIndex {
       }
       n++
     }
-
-    // Pass 2: scores.
-    const total = Math.max(1, this.indexedCount)
-    const avgLength = Math.max(1, this.totalLength / total)
-    const idf = Array.from(df, (d) => Math.log(1 + (total - d + 0.5) / (d + 0.5)))
-    const terms: Array<QueryTerm> = stems.map((s, qi) => ({ stem: s, idf: slotOf.size === 0 || ![...slotOf.values()].includes(qi) ? 0 : idf[qi]! }))
-    const totalIdf = terms.reduce((sum, term) => sum + term.idf, 0)
-    const scores = new Float64Array(n)
-    for (let c = 0; c < n; c++) {
-      const file = this.files[candFile[c]!]!
-      const norm = K1 * (1 - B + (B * file.docLength) / avgLength)
-      let score = 0
-      let matched = 0
-      for (let qi = 0; qi < nq; qi++) {
-        const w = terms[qi]!.idf
-        const f = candTf[c * nq + qi]!
-        const fl = candFlags[c * nq + qi]!
-        let hit = false
-        if (f > 0) {
-          score += (w * (f * (K1 + 1))) / (f + norm)
-          if ((fl & FLAG_DEF) !== 0) score += DEF_WEIGHT * w
-          hit = true
-        }
-        if ((fl & FLAG_BASE) !== 0) {
-          score += BASENAME_WEIGHT * w
-          hit = true
-        } else if ((fl & FLAG_DIR) !== 0) {
-          score += DIR_WEIGHT * w
-          hit = true
-        }
-        if (hit) matched += w
-      }
-      // Files with more of the query (by idf) go first; BM25 alone lets one frequent term win.
-      scores[c] = totalIdf > 0 ? score * (0.5 + (0.5 * matched) / totalIdf) : 0
-    }
-    // The best `limit`: a min-heap of candidate numbers by score, then sorted.
-    const better = (a: number, b: number): boolean => {
-      const d = scores[a]! - scores[b]!
-      if (d !== 0) return d > 0
-      const ra = this.files[candFile[a]!]!.rel
-      const rb = this.files[candFile[b]!]!.rel
-      return ra.length !== rb.length ? ra.length < rb.length : ra < rb
-    }
-    const heap: Array<number> = []
-    const siftDown = (from: number): void => {
-      let i = from
-      for (;;) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let worst = i
-        if (l < heap.length && better(heap[worst]!, heap[l]!)) worst = l
-        if (r < heap.length && better(heap[worst]!, heap[r]!)) worst = r
-        if (worst === i) return
-        ;[heap[i], heap[worst]] = [heap[worst]!, heap[i]!]
-        i = worst
-      }
-    }
-    for (let c = 0; c < n; c++) {
-      if (!(scores[c]! > 0)) continue
-      if (heap.length < limit) {
-        heap.push(c)
-        for (let i = heap.length - 1; i > 0; ) {
-          const parent = (i - 1) >> 1
-          if (!better(heap[parent]!, heap[i]!)) break
-          ;[heap[i], heap[parent]] = [heap[parent]!, heap[i]!]
-          i = parent
-        }
-      } else if (limit > 0 && better(c, heap[0]!)) {
-        heap[0] = c
-        siftDown(0)
-      }
-    }
-    heap.sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0))
-    const candidates = heap.map((c) => ({ rel: this.files[candFile[c]!]!.rel, score: scores[c]! }))
-    return { candidates, terms, indexedFiles: this.indexedCount }
+    return { file: candFile, tf: candTf, flags: candFlags, count: n, df }
   }
 }
 

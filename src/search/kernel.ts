@@ -75,6 +75,7 @@ export interface SearchKernel {
  * `expectedFiles`: how many files this kernel is about to index (a cold build), to size its tables
  * once rather than rehash them as they fill.
  */
+// eslint-disable-next-line max-lines-per-function -- the worker's source is this one function's text (searchWorkerSource), so it cannot call helpers outside it
 export function searchKernel(config: SearchKernelConfig, fs: KernelFs, expectedFiles = 0): SearchKernel {
   const SEP = 0
   const LOWER = 1

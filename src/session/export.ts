@@ -13,6 +13,7 @@ import type { MediaStoreShape } from "../media/media-store.ts"
 import type { SessionDocument } from "./document.ts"
 import type { ImageRef, TranscriptItem } from "./items.ts"
 import { SessionError } from "./store.ts"
+import { messageOf } from "../text/error-text.ts"
 
 export const exportFormat = "crystal-session-export"
 export const exportVersion = 1
@@ -101,7 +102,7 @@ export const exportSession = (doc: SessionDocument, media: MediaStoreShape, file
     const { exported, missingImages } = yield* buildExport(doc, media)
     yield* Effect.tryPromise({
       try: () => writeFileAtomic(file, `${JSON.stringify(exported, null, 2)}\n`, { mode: 0o600 }),
-      catch: (error) => new SessionError({ message: `cannot write ${file} (${error instanceof Error ? error.message : String(error)})` })
+      catch: (error) => new SessionError({ message: `cannot write ${file} (${messageOf(error)})` })
     })
     return { file, missingImages }
   })

@@ -11,6 +11,7 @@ import type { ApprovalMode } from "../approval/policy.ts"
 import { SessionDocument, emptyUsage, type Mode } from "./document.ts"
 import { newSessionId } from "./ids.ts"
 import { acquireSessionLock } from "./lock.ts"
+import { codeOf } from "../text/error-text.ts"
 
 export class SessionError extends Schema.TaggedError<SessionError>()("SessionError", {
   message: Schema.String
@@ -85,110 +86,125 @@ const summarize = (doc: SessionDocument): SessionSummary => ({
   parent: doc.parent
 })
 
-const errorText = (error: unknown): string =>
-  error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error)
+/** A session file, checked: too deep, not JSON, or not a session document is an error that leaves the file as it is. */
+const readSessionFile = (file: string): Effect.Effect<SessionDocument, SessionError> =>
+  Effect.tryPromise({
+    try: () => fs.readFile(file, "utf8"),
+    catch: (error) => new SessionError({ message: `${file}: cannot read (${codeOf(error)})` })
+  }).pipe(
+    Effect.flatMap((text) => {
+      if (jsonTextTooDeep(text, maxSessionDepth)) {
+        return Effect.fail(new SessionError({ message: `${file}: nests deeper than ${maxSessionDepth} levels, not a Crystal session; the file was left untouched` }))
+      }
+      let json: unknown
+      try {
+        json = JSON.parse(text)
+      } catch {
+        return Effect.fail(new SessionError({ message: `${file}: not valid JSON; the file was left untouched` }))
+      }
+      return decodeDocument(json).pipe(
+        Effect.mapError(
+          (error) => new SessionError({ message: `${file}: not a Crystal session (${describeParseError(error)[0] ?? "invalid"}); the file was left untouched` })
+        )
+      )
+    })
+  )
+
+const newSessionDocument = (init: NewSession): SessionDocument => {
+  const now = new Date()
+  return {
+    version: 1,
+    id: newSessionId(now),
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    workspace: init.workspace,
+    model: init.model,
+    mode: init.mode,
+    approval: init.approval,
+    items: [],
+    usage: emptyUsage
+  }
+}
+
+/** The ids of the session files in `dir` (none when it does not exist yet). */
+const sessionIds = (dir: string): Effect.Effect<ReadonlyArray<string>, SessionError> =>
+  Effect.tryPromise({
+    try: () => fs.readdir(dir),
+    catch: (error) => error as NodeJS.ErrnoException
+  }).pipe(
+    Effect.map((names) => names.filter((name) => name.endsWith(".json") && !name.startsWith(".")).map((name) => name.slice(0, -5))),
+    Effect.catchAll((error) =>
+      error.code === "ENOENT" ? Effect.succeed([]) : Effect.fail(new SessionError({ message: `cannot list sessions in ${dir} (${codeOf(error)})` }))
+    )
+  )
+
+/** A full id, or the one id an unambiguous prefix names. */
+const resolveId = (dir: string, idOrPrefix: string): Effect.Effect<string, SessionError> =>
+  Effect.gen(function* () {
+    const ids = yield* sessionIds(dir)
+    const exact = ids.find((id) => id === idOrPrefix)
+    const matches = exact !== undefined ? [exact] : ids.filter((id) => id.startsWith(idOrPrefix))
+    const [only] = matches
+    if (idOrPrefix === "" || only === undefined) {
+      return yield* new SessionError({ message: `no session '${idOrPrefix}' in ${dir} (list them with 'crystal sessions list')` })
+    }
+    if (matches.length > 1) {
+      return yield* new SessionError({
+        message: `'${idOrPrefix}' matches ${matches.length} sessions (${matches.slice(0, 5).join(", ")}${matches.length > 5 ? ", ..." : ""}); give more of the id`
+      })
+    }
+    return only
+  })
+
+/** Newest first, of one workspace when given; files that fail to parse are reported, never touched. */
+const listSessions = (dir: string, workspace: string | undefined): Effect.Effect<SessionListing, SessionError> =>
+  Effect.gen(function* () {
+    const ids = yield* sessionIds(dir)
+    const results = yield* Effect.forEach(ids, (id) => Effect.either(readSessionFile(path.join(dir, sessionFileName(id)))), { concurrency: 8 })
+    const sessions: Array<SessionSummary> = []
+    const unreadable: Array<UnreadableSession> = []
+    results.forEach((result, index) => {
+      if (result._tag === "Left") unreadable.push({ file: path.join(dir, sessionFileName(ids[index] ?? "")), reason: result.left.message })
+      else if (workspace === undefined || result.right.workspace === workspace) sessions.push(summarize(result.right))
+    })
+    sessions.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))
+    return { sessions, unreadable }
+  })
+
+/** Deletes a session file that parses, holding its lock so that no process opens it meanwhile. */
+const removeSession = (dir: string, idOrPrefix: string): Effect.Effect<string, SessionError> =>
+  Effect.gen(function* () {
+    const id = yield* resolveId(dir, idOrPrefix)
+    const file = path.join(dir, sessionFileName(id))
+    yield* readSessionFile(file).pipe(Effect.mapError((error) => new SessionError({ message: `not deleted: ${error.message}` })))
+    const lock = yield* Effect.try({
+      try: () => acquireSessionLock(dir, id),
+      catch: (error) => new SessionError({ message: `cannot lock session ${id} (${codeOf(error)})` })
+    })
+    if (lock._tag === "Busy") {
+      return yield* new SessionError({ message: `session ${id} is open in another crystal process (pid ${lock.pid}); close it there first` })
+    }
+    return yield* Effect.tryPromise({
+      try: () => fs.rm(file),
+      catch: (error) => new SessionError({ message: `cannot delete ${file} (${codeOf(error)})` })
+    }).pipe(Effect.as(file), Effect.ensuring(Effect.sync(lock.release)))
+  })
 
 export const makeSessionStore = (dir: string): SessionStoreShape => {
   const fileOf = (id: string) => path.join(dir, sessionFileName(id))
-
-  const readDocument = (file: string): Effect.Effect<SessionDocument, SessionError> =>
-    Effect.tryPromise({
-      try: () => fs.readFile(file, "utf8"),
-      catch: (error) => new SessionError({ message: `${file}: cannot read (${errorText(error)})` })
-    }).pipe(
-      Effect.flatMap((text) => {
-        if (jsonTextTooDeep(text, maxSessionDepth)) {
-          return Effect.fail(new SessionError({ message: `${file}: nests deeper than ${maxSessionDepth} levels, not a Crystal session; the file was left untouched` }))
-        }
-        let json: unknown
-        try {
-          json = JSON.parse(text)
-        } catch {
-          return Effect.fail(new SessionError({ message: `${file}: not valid JSON; the file was left untouched` }))
-        }
-        return decodeDocument(json).pipe(
-          Effect.mapError(
-            (error) =>
-              new SessionError({
-                message: `${file}: not a Crystal session (${describeParseError(error)[0] ?? "invalid"}); the file was left untouched`
-              })
-          )
-        )
-      })
-    )
 
   const save = (doc: SessionDocument): Effect.Effect<SessionDocument, SessionError> => {
     const saved: SessionDocument = { ...doc, updatedAt: new Date().toISOString() }
     return Effect.tryPromise({
       try: () => writeFileAtomic(fileOf(doc.id), JSON.stringify(saved), { mode: 0o600 }),
-      catch: (error) => new SessionError({ message: `cannot save session ${doc.id} in ${dir} (${errorText(error)})` })
+      catch: (error) => new SessionError({ message: `cannot save session ${doc.id} in ${dir} (${codeOf(error)})` })
     }).pipe(Effect.as(saved))
   }
 
-  const create = (init: NewSession): SessionDocument => {
-    const now = new Date()
-    return {
-      version: 1,
-      id: newSessionId(now),
-      createdAt: now.toISOString(),
-      updatedAt: now.toISOString(),
-      workspace: init.workspace,
-      model: init.model,
-      mode: init.mode,
-      approval: init.approval,
-      items: [],
-      usage: emptyUsage
-    }
-  }
-
-  const sessionIds = (): Effect.Effect<ReadonlyArray<string>, SessionError> =>
-    Effect.tryPromise({
-      try: () => fs.readdir(dir),
-      catch: (error) => error as NodeJS.ErrnoException
-    }).pipe(
-      Effect.map((names) => names.filter((name) => name.endsWith(".json") && !name.startsWith(".")).map((name) => name.slice(0, -5))),
-      Effect.catchAll((error) =>
-        error.code === "ENOENT"
-          ? Effect.succeed([])
-          : Effect.fail(new SessionError({ message: `cannot list sessions in ${dir} (${errorText(error)})` }))
-      )
-    )
-
-  const resolveId = (idOrPrefix: string): Effect.Effect<string, SessionError> =>
-    Effect.gen(function* () {
-      const ids = yield* sessionIds()
-      const exact = ids.find((id) => id === idOrPrefix)
-      const matches = exact !== undefined ? [exact] : ids.filter((id) => id.startsWith(idOrPrefix))
-      const [only] = matches
-      if (idOrPrefix === "" || only === undefined) {
-        return yield* new SessionError({ message: `no session '${idOrPrefix}' in ${dir} (list them with 'crystal sessions list')` })
-      }
-      if (matches.length > 1) {
-        return yield* new SessionError({
-          message: `'${idOrPrefix}' matches ${matches.length} sessions (${matches.slice(0, 5).join(", ")}${matches.length > 5 ? ", ..." : ""}); give more of the id`
-        })
-      }
-      return only
-    })
-
   const load = (idOrPrefix: string): Effect.Effect<SessionDocument, SessionError> =>
-    resolveId(idOrPrefix).pipe(Effect.flatMap((id) => readDocument(fileOf(id))))
+    resolveId(dir, idOrPrefix).pipe(Effect.flatMap((id) => readSessionFile(fileOf(id))))
 
-  const list = (workspace?: string): Effect.Effect<SessionListing, SessionError> =>
-    Effect.gen(function* () {
-      const ids = yield* sessionIds()
-      const results = yield* Effect.forEach(ids, (id) => Effect.either(readDocument(fileOf(id))), { concurrency: 8 })
-      const sessions: Array<SessionSummary> = []
-      const unreadable: Array<UnreadableSession> = []
-      results.forEach((result, index) => {
-        if (result._tag === "Right") {
-          if (workspace === undefined || result.right.workspace === workspace) sessions.push(summarize(result.right))
-        }
-        else unreadable.push({ file: fileOf(ids[index] ?? ""), reason: result.left.message })
-      })
-      sessions.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))
-      return { sessions, unreadable }
-    })
+  const list = (workspace?: string): Effect.Effect<SessionListing, SessionError> => listSessions(dir, workspace)
 
   const latestForWorkspace = (workspace: string): Effect.Effect<Option.Option<SessionDocument>, SessionError> =>
     list(workspace).pipe(
@@ -203,28 +219,7 @@ export const makeSessionStore = (dir: string): SessionStoreShape => {
     return save({ ...doc, id: newSessionId(), parent: doc.id, createdAt: now, updatedAt: now })
   }
 
-  const remove = (idOrPrefix: string): Effect.Effect<string, SessionError> =>
-    Effect.gen(function* () {
-      const id = yield* resolveId(idOrPrefix)
-      const file = fileOf(id)
-      yield* readDocument(file).pipe(
-        Effect.mapError((error) => new SessionError({ message: `not deleted: ${error.message}` }))
-      )
-      // Holding the lock while deleting: no process can open the session in between.
-      const lock = yield* Effect.try({
-        try: () => acquireSessionLock(dir, id),
-        catch: (error) => new SessionError({ message: `cannot lock session ${id} (${errorText(error)})` })
-      })
-      if (lock._tag === "Busy") {
-        return yield* new SessionError({ message: `session ${id} is open in another crystal process (pid ${lock.pid}); close it there first` })
-      }
-      return yield* Effect.tryPromise({
-        try: () => fs.rm(file),
-        catch: (error) => new SessionError({ message: `cannot delete ${file} (${errorText(error)})` })
-      }).pipe(Effect.as(file), Effect.ensuring(Effect.sync(lock.release)))
-    })
-
-  return { dir, create, save, load, list, latestForWorkspace, fork, remove }
+  return { dir, create: newSessionDocument, save, load, list, latestForWorkspace, fork, remove: (idOrPrefix) => removeSession(dir, idOrPrefix) }
 }
 
 export class SessionStore extends Context.Tag("crystal/SessionStore")<SessionStore, SessionStoreShape>() {}

@@ -8,7 +8,8 @@ import * as Effect from "effect/Effect"
 import type { Classification } from "../approval/classification.ts"
 import { DEFAULT_LOG_READ_BYTES } from "../bash/limits.ts"
 import * as P from "./params.ts"
-import { workModeOnly, type ToolContext, type ToolFailure, type ToolSpec } from "./tool.ts"
+import { toolSpec, workModeOnly, type ToolContext, type ToolFailure } from "./tool.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 /** How much of a foreground command's output the model sees: the beginning and, mostly, the end. */
 export interface HeadTailCaps {
@@ -29,13 +30,6 @@ export const BASH_OUTPUT_CAPS: HeadTailCaps = {
 }
 
 export const BASH_LOGS_MAX_BYTES = 64 * 1024
-
-export const formatSize = (bytes: number): string =>
-  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1048576).toFixed(1)} MB`
-
-/** A buffer size for a description: "1 MB", "512 KB". */
-const formatCapacity = (bytes: number): string =>
-  bytes >= 1048576 && bytes % 1048576 === 0 ? `${bytes / 1048576} MB` : bytes >= 1024 && bytes % 1024 === 0 ? `${bytes / 1024} KB` : formatSize(bytes)
 
 /** A configured limit for a description: "120 s", "10800 s (3 h)". */
 const formatLimit = (seconds: number): string =>
@@ -67,6 +61,15 @@ export interface BashSettings {
   readonly home?: string | undefined
 }
 
+/** The shell tools' names, each written once; the keys are those of `bashSpecs`'s result. */
+export const bashToolNames = {
+  bash: "bash",
+  bashStart: "bash_start",
+  bashStatus: "bash_status",
+  bashLogs: "bash_logs",
+  bashStop: "bash_stop"
+} as const
+
 /** The command classifier (approval/); bash and bash_start classify with it. */
 export type CommandClassifier = (command: string, context: ToolContext) => Effect.Effect<Classification, ToolFailure>
 
@@ -75,40 +78,39 @@ export const bashSpecs = (settings: BashSettings, classifyCommand: CommandClassi
   const caps = settings.caps
   const backgroundLimit = settings.backgroundTimeoutSeconds === null ? "" : ` after ${formatLimit(settings.backgroundTimeoutSeconds)} and`
   const command = P.object({ command: P.string("Shell command.") })
-  const spec = <F extends import("effect/Schema").Struct.Fields>(definition: ToolSpec<F>): ToolSpec<F> => definition
   return {
-    bash: spec({
-      name: "bash",
+    bash: toolSpec({
+      name: bashToolNames.bash,
       modes: workModeOnly,
       description:
         `Run a shell command (${shell} -c) in the workspace and wait for it; killed after ${formatLimit(settings.bashTimeoutSeconds)}. stdin is closed. ` +
         "The result starts with `exit N` (or the signal / timeout), then stdout and stderr interleaved, capped to the first " +
-        `${caps.headLines} and last ${caps.tailLines} lines (${Math.round((caps.headBytes + caps.tailBytes) / 1024)} KB); the full output is ` +
+        `${caps.headLines} and last ${caps.tailLines} lines (${formatBytes(caps.headBytes + caps.tailBytes)}); the full output is ` +
         "then saved to a file you can read. Processes still running when the command ends are killed: use bash_start for " +
         "servers and watchers.",
       parameters: command,
       classify: (args, context) => classifyCommand(args.command, context)
     }),
-    bashStart: spec({
-      name: "bash_start",
+    bashStart: toolSpec({
+      name: bashToolNames.bashStart,
       modes: workModeOnly,
       description:
         `Start a shell command (${shell} -c) in the background in the workspace; returns a task id (bg1, bg2, …) at once. ` +
-        `stdin is closed; stdout and stderr go to a ${formatCapacity(settings.bufferBytes)} buffer (oldest output dropped first). ` +
+        `stdin is closed; stdout and stderr go to a ${formatBytes(settings.bufferBytes)} buffer (oldest output dropped first). ` +
         `Tasks are killed${backgroundLimit} when the session ends. At most ${settings.maxTasks} run at once; finished tasks stay ` +
         "queryable and free their slot.",
       parameters: command,
       classify: (args, context) => classifyCommand(args.command, context)
     }),
-    bashStatus: spec({
-      name: "bash_status",
+    bashStatus: toolSpec({
+      name: bashToolNames.bashStatus,
       modes: workModeOnly,
       description: "State of a background task (running, exited with code, stopped, timed out, killed by a signal), or of all tasks without id.",
       parameters: P.object({ id: P.optional(P.string("Task id, e.g. bg1.")) }),
-      classify: (args) => Effect.succeed(noPaths("low", "read", `bash_status ${args.id ?? "(all)"}`, "bash_status"))
+      classify: (args) => Effect.succeed(noPaths("low", "read", `${bashToolNames.bashStatus} ${args.id ?? "(all)"}`, bashToolNames.bashStatus))
     }),
-    bashLogs: spec({
-      name: "bash_logs",
+    bashLogs: toolSpec({
+      name: bashToolNames.bashLogs,
       modes: workModeOnly,
       description:
         "Read a background task's output (stdout and stderr interleaved) by byte offset. Without offset: the last `limit` bytes. " +
@@ -119,14 +121,14 @@ export const bashSpecs = (settings: BashSettings, classifyCommand: CommandClassi
         offset: P.optional(P.integer("Byte offset to read from.", { minimum: 0 })),
         limit: P.optional(P.integer(`Bytes to read (default ${DEFAULT_LOG_READ_BYTES}).`, { minimum: 64, maximum: BASH_LOGS_MAX_BYTES }))
       }),
-      classify: (args) => Effect.succeed(noPaths("low", "read", `bash_logs ${args.id}`, "bash_logs"))
+      classify: (args) => Effect.succeed(noPaths("low", "read", `${bashToolNames.bashLogs} ${args.id}`, bashToolNames.bashLogs))
     }),
-    bashStop: spec({
-      name: "bash_stop",
+    bashStop: toolSpec({
+      name: bashToolNames.bashStop,
       modes: workModeOnly,
       description: `Stop a background task: its whole process tree gets SIGTERM, then SIGKILL after ${settings.graceMs / 1000} s.`,
       parameters: P.object({ id: P.string("Task id, e.g. bg1.") }),
-      classify: (args) => Effect.succeed(noPaths("low", "execute", `stop background task ${args.id}`, "bash_stop"))
+      classify: (args) => Effect.succeed(noPaths("low", "execute", `stop background task ${args.id}`, bashToolNames.bashStop))
     })
   }
 }

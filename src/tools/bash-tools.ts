@@ -5,13 +5,17 @@
  * node:child_process is first loaded.
  */
 import * as Effect from "effect/Effect"
-import type { BackgroundBashShape, TaskInfo } from "../bash/background.ts"
+import type { BackgroundBashShape } from "../bash/background.ts"
+import type { TaskInfo } from "../bash/background-tasks.ts"
 import { runForeground, type ForegroundOutcome } from "../bash/foreground.ts"
 import { DEFAULT_LOG_READ_BYTES, defaultShell } from "../bash/limits.ts"
 import { sandboxStartNote, sandboxStatus, type SandboxRequest } from "../bash/sandbox.ts"
-import { BASH_OUTPUT_CAPS, bashSpecs, formatSize, type BashSettings, type BashSpecs, type CommandClassifier, type HeadTailCaps } from "./bash-specs.ts"
+import { BASH_OUTPUT_CAPS, type BashSettings, bashSpecs, type BashSpecs, bashToolNames, type CommandClassifier, type HeadTailCaps } from "./bash-specs.ts"
 import { defineTool, ToolError, type Tool, type ToolContext, type ToolSpec } from "./tool.ts"
 import { byteLength, cutLine } from "./truncate.ts"
+import { formatBytes } from "../text/bytes.ts"
+import { clip } from "../text/clip.ts"
+import { plural } from "../text/plural.ts"
 
 export interface BashToolsOptions {
   readonly background: BackgroundBashShape
@@ -119,7 +123,7 @@ export const capHeadTail = (context: ToolContext, toolName: string, text: string
   if (omitted === 0 && !cut) return Effect.succeed([...head, ...tail].join("\n"))
 
   const omittedBytes = omitted === 0 ? 0 : byteLength(body.slice(headEnd, tailStart))
-  const reason = omitted === 0 ? `lines longer than ${caps.maxLineChars} characters were cut` : `${omitted} ${omitted === 1 ? "line" : "lines"} (${formatSize(omittedBytes)}) not shown`
+  const reason = omitted === 0 ? `lines longer than ${caps.maxLineChars} characters were cut` : `${plural(omitted, "line")} (${formatBytes(omittedBytes)}) not shown`
   // Cut lines only: the note goes last. Lines left out: it goes where they were.
   const join = (note: string): string => (omitted === 0 ? [...head, ...tail, note] : [...head, note, ...tail]).join("\n")
   return context.spill(toolName, text).pipe(
@@ -132,7 +136,7 @@ export const capHeadTail = (context: ToolContext, toolName: string, text: string
 
 const commandPreview = (command: string): string => {
   const firstLine = command.trim().split("\n")[0] ?? ""
-  const preview = firstLine.length > 80 ? `${firstLine.slice(0, 80)}…` : firstLine
+  const preview = clip(firstLine, 81)
   return firstLine !== command.trim() && preview === firstLine ? `${preview} …` : preview
 }
 
@@ -153,7 +157,7 @@ const describeState = (task: TaskInfo, now: number): string => {
 }
 
 const describeTask = (task: TaskInfo, now: number): string =>
-  `${task.id} (pid ${task.pid}): ${describeState(task, now)}; ${formatSize(task.outputBytes)} of output; \`${commandPreview(task.command)}\``
+  `${task.id} (pid ${task.pid}): ${describeState(task, now)}; ${formatBytes(task.outputBytes)} of output; \`${commandPreview(task.command)}\``
 
 const nonEmpty = (command: string): Effect.Effect<string, ToolError> =>
   command.trim() === "" ? Effect.fail(new ToolError({ message: "command is empty" })) : Effect.succeed(command)
@@ -218,7 +222,7 @@ export const makeBashRunners = (options: Omit<BashToolsOptions, "classifyCommand
         const status = statusLine(result.outcome)
         const note = unsandboxedNote(sandbox)
         if (result.totalBytes === 0) return { text: `${status}\n(no output)${note}` }
-        return { text: `${status}\n${yield* capHeadTail(context, "bash", result.output, caps)}${note}` }
+        return { text: `${status}\n${yield* capHeadTail(context, bashToolNames.bash, result.output, caps)}${note}` }
       }),
     bashStart: (args, context) =>
       Effect.gen(function* () {

@@ -41,17 +41,3 @@ export const makeImageTools = (options: { readonly describe: boolean }): Readonl
   lazyTool(viewImageSpec, () => import("./view-image.ts").then((module) => module.viewImage)),
   ...(options.describe ? [lazyTool(describeImageSpec, () => import("./describe-image.ts").then((module) => module.describeImage))] : [])
 ]
-
-/** Their names, in the same order. */
-export const builtinToolNames: ReadonlyArray<string> = [readSpec, listSpec, treeSpec, globSpec, grepSpec, searchSpec, editSpec, writeSpec].map((spec) => spec.name)
-
-/** The tools each session makes for itself, because they need its services (todo list, operator, skills, shell). */
-export const sessionToolNames: ReadonlyArray<string> = [
-  "todowrite", "todoread", "question", "skill", viewImageSpec.name, describeImageSpec.name, "bash", "bash_start", "bash_status", "bash_logs", "bash_stop"
-]
-
-/** Every tool this build provides; `--disable-tool` accepts exactly these names (a session test holds it to the real list). */
-export const providedToolNames: ReadonlyArray<string> = [...builtinToolNames, ...sessionToolNames]
-
-/** Names no plugin or external tool may take, even when disabled (SPEC M5). */
-export const reservedToolNames: ReadonlySet<string> = new Set(providedToolNames)

@@ -10,6 +10,7 @@ import * as path from "node:path"
 import { sniffContent, type TextEncoding } from "./read.ts"
 import { ToolError } from "./tool.ts"
 import { cutLine } from "./truncate.ts"
+import { messageOf } from "../text/error-text.ts"
 
 /** Larger files are refused by edit: it holds the whole file (and its candidates) in memory. */
 export const EDIT_MAX_BYTES = 32 * 1024 * 1024
@@ -152,8 +153,6 @@ export const linesAround = (ranges: ReadonlyArray<readonly [number, number]>, ar
 /** "line 4" or "lines 4–6". */
 export const lineRange = (from: number, to: number): string => (from === to ? `line ${from}` : `lines ${from}–${to}`)
 
-export const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`
-
 // ---------------------------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------------------------
@@ -167,7 +166,7 @@ const errorText = (error: unknown): string => {
   if (code === "EROFS") return "read-only file system"
   if (code === "ENOSPC") return "no space left on device"
   if (code === "EDQUOT") return "disk quota exceeded"
-  return error instanceof Error ? error.message : String(error)
+  return messageOf(error)
 }
 
 /** Keeps ToolErrors, turns anything else into "cannot <verb> <display>: <reason>". */

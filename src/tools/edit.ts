@@ -14,7 +14,6 @@ import {
   lineRange,
   linesAround,
   openForReading,
-  plural,
   refuseDirectorySyntax,
   replaceFile,
   showLines,
@@ -27,6 +26,9 @@ import { disjoint, locate, nearMiss, unescaped, withoutLinePrefixes, type Match 
 import { statOrNotFound } from "./not-found.ts"
 import type { KeyedSemaphore } from "../files/keyed-semaphore.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
+import { formatBytes } from "../text/bytes.ts"
+import { plural } from "../text/plural.ts"
+import { editSpec } from "./write-specs.ts"
 
 export interface EditArgs {
   readonly path: string
@@ -147,7 +149,7 @@ const edit = async (real: string, display: string, args: EditArgs, context: Tool
   if (stat.isDirectory()) throw new ToolError({ message: `${display} is a directory; edit changes a file.` })
   if (!stat.isFile()) throw new ToolError({ message: `${display} is not a regular file; edit changes regular files only.` })
   if (stat.size > EDIT_MAX_BYTES) {
-    throw new ToolError({ message: `${display} is ${Math.round(stat.size / 1024 / 1024)} MB; edit changes files up to ${EDIT_MAX_BYTES / 1024 / 1024} MB.` })
+    throw new ToolError({ message: `${display} is ${formatBytes(stat.size)}; edit changes files up to ${formatBytes(EDIT_MAX_BYTES)}.` })
   }
 
   const handle = await openForReading(real)
@@ -213,8 +215,8 @@ export const makeEditFile = (fileLocks: KeyedSemaphore) => (args: EditArgs, cont
     if (args.old_string === args.new_string) {
       return yield* new ToolError({ message: "old_string and new_string are identical; there is nothing to change." })
     }
-    const syntax = refuseDirectorySyntax(args.path, "edit")
+    const syntax = refuseDirectorySyntax(args.path, editSpec.name)
     if (syntax !== undefined) return yield* syntax
     const { real, display } = yield* context.fence.resolve(args.path, "write")
-    return yield* fileLocks.withPermit(real)(Effect.tryPromise({ try: () => edit(real, display, args, context), catch: toolErrorFrom("edit", display) }))
+    return yield* fileLocks.withPermit(real)(Effect.tryPromise({ try: () => edit(real, display, args, context), catch: toolErrorFrom(editSpec.name, display) }))
   })

@@ -6,10 +6,11 @@ import { globBaseInput, splitGlobPattern } from "./glob-pattern.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
 import { ignoreRootFor, walk, WalkAborted, WalkDir } from "../files/walk/walk.ts"
+import { messageOf } from "../text/error-text.ts"
+import { globSpec } from "./specs.ts"
 
 export const GLOB_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
 
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const isFileOrLinkToFile = async (kind: string, full: string): Promise<boolean> => {
   if (kind === "file") return true
@@ -51,7 +52,7 @@ export const findFiles = (args: { readonly pattern: string; readonly path?: stri
     // `**` spans directories, dotfiles are matched like any other name.
     const matcher = yield* Effect.try({
       try: () => compileGlob(glob),
-      catch: (error) => new ToolError({ message: `invalid glob ${pattern}: ${errorMessage(error)}` })
+      catch: (error) => new ToolError({ message: `invalid glob ${pattern}: ${messageOf(error)}` })
     })
     const found = yield* Effect.tryPromise({
       try: async (signal) => {
@@ -67,8 +68,8 @@ export const findFiles = (args: { readonly pattern: string; readonly path?: stri
         return files
       },
       catch: (error) =>
-        error instanceof WalkAborted ? new ToolError({ message: "glob was interrupted" }) : new ToolError({ message: `glob failed: ${errorMessage(error)}` })
+        error instanceof WalkAborted ? new ToolError({ message: "glob was interrupted" }) : new ToolError({ message: `glob failed: ${messageOf(error)}` })
     })
     if (found.length === 0) return noMatch
-    return { text: yield* capLines(context, "glob", found, GLOB_CAPS, { unit: "paths" }) }
+    return { text: yield* capLines(context, globSpec.name, found, GLOB_CAPS, { unit: "paths" }) }
   })

@@ -10,6 +10,7 @@ import { GlobFilter } from "../files/walk/gitignore.ts"
 import { RecordBudget, type GrepRecord, type GrepRequest, type GrepResult } from "./grep-records.ts"
 import { ToolError } from "./tool.ts"
 import { toPosix, walk, WalkAborted, WalkDir } from "../files/walk/walk.ts"
+import { messageOf } from "../text/error-text.ts"
 
 /** Files read at the same time while walking. */
 const READ_AHEAD = 16
@@ -57,7 +58,7 @@ export const compileSearchRegex = (pattern: string, ignoreCase: boolean): RegExp
     try {
       return new RegExp(source, flags)
     } catch (error) {
-      throw new ToolError({ message: `invalid regular expression: ${error instanceof Error ? error.message : String(error)}` })
+      throw new ToolError({ message: `invalid regular expression: ${messageOf(error)}` })
     }
   }
 }
@@ -133,7 +134,7 @@ export const grepGlob = (glob: string): GlobFilter => {
   try {
     return GlobFilter.make(glob)
   } catch (error) {
-    throw new ToolError({ message: `invalid glob ${glob}: ${error instanceof Error ? error.message : String(error)}` })
+    throw new ToolError({ message: `invalid glob ${glob}: ${messageOf(error)}` })
   }
 }
 

@@ -2,16 +2,18 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { decodeForSearch, grepBuiltin, grepGlob } from "./grep-builtin.ts"
-import { formatRecords, GREP_MAX_RECORDS, type GrepRequest, type GrepResult } from "./grep-records.ts"
+import { formatRecords, GREP_MAX_RECORDS, GREP_MAX_TEXT, type GrepRequest, type GrepResult } from "./grep-records.ts"
 import { statOrNotFound } from "./not-found.ts"
 import { findRipgrep, grepWithRipgrep } from "./ripgrep.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
 import { ignoreRootFor, WalkAborted } from "../files/walk/walk.ts"
+import { messageOf } from "../text/error-text.ts"
+import { formatBytes } from "../text/bytes.ts"
+import { grepSpec } from "./specs.ts"
 
 export const GREP_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
 
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 export interface GrepArgs {
   readonly pattern: string
@@ -36,7 +38,7 @@ export const runBuiltinGrep = (request: GrepRequest): Effect.Effect<GrepResult, 
         ? error
         : error instanceof WalkAborted
           ? new ToolError({ message: "grep was interrupted" })
-          : new ToolError({ message: `grep failed: ${errorMessage(error)}` })
+          : new ToolError({ message: `grep failed: ${messageOf(error)}` })
   })
 
 /** How much of a named file decides whether it is binary. */
@@ -54,7 +56,7 @@ export const prepareGrep = (args: GrepArgs, context: ToolContext): Effect.Effect
     const { real, display } = yield* context.fence.resolve(args.path ?? ".", "read")
     // Checked here for rg too, which would report a bad glob in its own words.
     const glob = args.glob
-    if (glob !== undefined) yield* Effect.try({ try: () => grepGlob(glob), catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: errorMessage(error) })) })
+    if (glob !== undefined) yield* Effect.try({ try: () => grepGlob(glob), catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: messageOf(error) })) })
     const checked = yield* Effect.tryPromise({
       try: async () => {
         const stat = await statOrNotFound(context, real, display, "Path")
@@ -71,7 +73,7 @@ export const prepareGrep = (args: GrepArgs, context: ToolContext): Effect.Effect
           await handle.close()
         }
       },
-      catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: `cannot search ${display}: ${errorMessage(error)}` }))
+      catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: `cannot search ${display}: ${messageOf(error)}` }))
     })
     if (checked.binary) return { refused: `${display} is a binary file; grep searches text files only.` }
     const request: GrepRequest = {
@@ -95,9 +97,9 @@ export const grepOutput = (context: ToolContext, request: GrepRequest, display: 
       return `No matches for ${request.pattern} in ${where}; .git, ignored and binary files are skipped.`
     }
     const lines = formatRecords(result.records, (file) => context.fence.display(path.join(request.root, file)))
-    const text = yield* capLines(context, "grep", lines, GREP_CAPS, { unit: "lines" })
+    const text = yield* capLines(context, grepSpec.name, lines, GREP_CAPS, { unit: "lines" })
     return result.truncated
-      ? `${text}\n[The search stopped after ${GREP_MAX_RECORDS} output lines or 16 MB; narrow the pattern, path or glob.]`
+      ? `${text}\n[The search stopped after ${GREP_MAX_RECORDS} output lines or ${formatBytes(GREP_MAX_TEXT)}; narrow the pattern, path or glob.]`
       : text
   })
 

@@ -1,10 +1,11 @@
 /** Reading an image file for a tool: through the read fence, its size checked before it is read. */
 import * as fs from "node:fs/promises"
 import * as Effect from "effect/Effect"
-import { formatBytes } from "../media/errors.ts"
 import { maxImageBytes } from "../media/media-store.ts"
 import { statOrNotFound } from "./not-found.ts"
 import { ToolError, type ToolContext, type ToolFailure } from "./tool.ts"
+import { messageOf } from "../text/error-text.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 export interface ImageFile {
   readonly bytes: Uint8Array
@@ -26,7 +27,7 @@ export const readImageForTool = (file: string, context: ToolContext): Effect.Eff
         return new Uint8Array(await fs.readFile(real))
       },
       catch: (error) =>
-        error instanceof ToolError ? error : new ToolError({ message: `cannot read ${display}: ${error instanceof Error ? error.message : String(error)}` })
+        error instanceof ToolError ? error : new ToolError({ message: `cannot read ${display}: ${messageOf(error)}` })
     })
     return { bytes, display }
   })

@@ -4,15 +4,18 @@
  * and are offered in plan and work mode: view_image only while the active model takes images,
  * describe_image only when config.json names an imageModel.
  */
-import type * as Schema from "effect/Schema"
 import { classifyPaths } from "../approval/classify-paths.ts"
 import * as P from "./params.ts"
-import { everyMode, type ToolSpec } from "./tool.ts"
+import { everyMode, toolSpec } from "./tool.ts"
 
-const spec = <F extends Schema.Struct.Fields>(definition: ToolSpec<F>): ToolSpec<F> => definition
+/** The tools' names, each written once: the spec and its classification use it. */
+const names = {
+  viewImage: "view_image",
+  describeImage: "describe_image"
+} as const
 
-export const viewImageSpec = spec({
-  name: "view_image",
+export const viewImageSpec = toolSpec({
+  name: names.viewImage,
   modes: everyMode,
   needsImageInput: true,
   description:
@@ -21,11 +24,11 @@ export const viewImageSpec = spec({
   parameters: P.object({
     path: P.string("Image file path (relative to the workspace, or absolute).")
   }),
-  classify: (args, context) => classifyPaths("view_image", "read", [args.path], context)
+  classify: (args, context) => classifyPaths(names.viewImage, "read", [args.path], context)
 })
 
-export const describeImageSpec = spec({
-  name: "describe_image",
+export const describeImageSpec = toolSpec({
+  name: names.describeImage,
   modes: everyMode,
   description:
     "Have an image model describe an image file (PNG, JPEG, GIF or WebP) of the workspace: its answer comes back as text. " +
@@ -34,5 +37,5 @@ export const describeImageSpec = spec({
     path: P.string("Image file path (relative to the workspace, or absolute)."),
     question: P.optional(P.string("What you want to know about the image (default: a full description)."))
   }),
-  classify: (args, context) => classifyPaths("describe_image", "read", [args.path], context)
+  classify: (args, context) => classifyPaths(names.describeImage, "read", [args.path], context)
 })

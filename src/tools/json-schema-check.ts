@@ -9,6 +9,7 @@
  * `foreignSchema` takes. `objectSchemaProblem(schema)` says what keeps a schema from being a
  * tool's parameters (they must be an object schema), for load-time notes.
  */
+import { jsonPreview } from "../text/clip.ts"
 
 type Json = Readonly<Record<string, unknown>>
 
@@ -29,10 +30,7 @@ const fitsType = (type: string, value: unknown): boolean => {
   return actual === type
 }
 
-const describeValue = (value: unknown): string => {
-  const text = JSON.stringify(value) ?? String(value)
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text
-}
+const describeValue = (value: unknown): string => jsonPreview(value, 40)
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 

@@ -5,10 +5,11 @@ import { statOrNotFound } from "./not-found.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
 import { compareNames } from "../files/walk/walk.ts"
+import { messageOf } from "../text/error-text.ts"
+import { listSpec } from "./specs.ts"
 
 export const LIST_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
 
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /** How a symbolic link is shown: `name -> target`, with a `/` after the name when it leads to a directory. */
 export const describeSymlink = async (full: string, name: string): Promise<string> => {
@@ -46,8 +47,8 @@ export const listDirectory = (args: { readonly path?: string | undefined }, cont
         }
         return [...dirs, ...others]
       },
-      catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: `cannot list ${display}: ${errorMessage(error)}` }))
+      catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: `cannot list ${display}: ${messageOf(error)}` }))
     })
     if (lines.length === 0) return { text: `${display} is empty.` }
-    return { text: yield* capLines(context, "list", lines, LIST_CAPS, { unit: "entries" }) }
+    return { text: yield* capLines(context, listSpec.name, lines, LIST_CAPS, { unit: "entries" }) }
   })

@@ -71,6 +71,7 @@ export interface ObjectParams<F extends Schema.Struct.Fields> {
 }
 
 /** Parameters described by a foreign JSON Schema; `check` validates a call's arguments (see ObjectParams). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no Schema fields: the arguments are checked against a foreign JSON Schema
 export const foreignSchema = (json: Json, check: (input: unknown) => string | undefined): ObjectParams<{}> => ({
   schema: Schema.Struct({}),
   json,

@@ -6,7 +6,9 @@ import * as Effect from "effect/Effect"
 import type { Question, QuestionAnswer, QuestionAsker } from "./questions.ts"
 import * as P from "./params.ts"
 import { everyMode, defineTool, ToolError, type Tool } from "./tool.ts"
+import { plural } from "../text/plural.ts"
 
+export const questionToolName = "question"
 export const headerLimit = 12
 
 const findDuplicate = (values: ReadonlyArray<string>): string | undefined =>
@@ -42,7 +44,7 @@ export const noOperatorText =
 
 export const makeQuestionTool = (operator: QuestionAsker): Tool =>
   defineTool({
-    name: "question",
+    name: questionToolName,
     modes: everyMode,
     description:
       "Ask the operator 1–4 multiple-choice questions when a decision is theirs (preferences, trade-offs, ambiguous " +
@@ -64,7 +66,7 @@ export const makeQuestionTool = (operator: QuestionAsker): Tool =>
         risk: "low",
         authority: "read",
         scope: "workspace",
-        summary: `ask the operator ${args.questions.length} question${args.questions.length === 1 ? "" : "s"}`,
+        summary: `ask the operator ${plural(args.questions.length, "question")}`,
         paths: []
       }),
     run: (args) =>

@@ -4,6 +4,9 @@ import { statOrNotFound } from "./not-found.ts"
 import { READ_MAX_BYTES, READ_MAX_LINE_CHARS, READ_MAX_LINES } from "./specs.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { byteLength, cutLine } from "./truncate.ts"
+import { messageOf } from "../text/error-text.ts"
+import { formatBytes } from "../text/bytes.ts"
+import { plural } from "../text/plural.ts"
 
 const SNIFF_BYTES = 8192
 const CHUNK_BYTES = 64 * 1024
@@ -165,7 +168,7 @@ const collectLines = async (real: string, request: ReadRequest, encoding: TextEn
   const collector = new LineCollector(request)
   if (encoding !== "utf-8") {
     const stat = await fs.stat(real)
-    if (stat.size > MAX_UTF16_BYTES) throw new Error(`the file is UTF-16 and larger than ${MAX_UTF16_BYTES / 1024 / 1024} MB`)
+    if (stat.size > MAX_UTF16_BYTES) throw new Error(`the file is UTF-16 and larger than ${formatBytes(MAX_UTF16_BYTES)}`)
     collector.push(new TextDecoder(encoding).decode(await fs.readFile(real)))
     collector.end()
     return collector
@@ -201,7 +204,7 @@ const formatRead = (collector: LineCollector, request: ReadRequest): string => {
   if (last < total) {
     const why =
       collector.stoppedBy === "bytes"
-        ? ` (${READ_MAX_BYTES / 1024} KB output limit)`
+        ? ` (${formatBytes(READ_MAX_BYTES)} output limit)`
         : request.limitGiven
           ? ""
           : ` (${READ_MAX_LINES}-line limit)`
@@ -249,11 +252,11 @@ export const readFile = (
       catch: (error) =>
         error instanceof ToolError
           ? error
-          : new ToolError({ message: `cannot read ${display}: ${error instanceof Error ? error.message : String(error)}` })
+          : new ToolError({ message: `cannot read ${display}: ${messageOf(error)}` })
     })
     if (request.offset > 1 && request.offset > collector.lineCount) {
       return yield* new ToolError({
-        message: `offset ${request.offset} is past the end of ${display} (${collector.lineCount} line${collector.lineCount === 1 ? "" : "s"}).`
+        message: `offset ${request.offset} is past the end of ${display} (${plural(collector.lineCount, "line")}).`
       })
     }
     return { text: formatRead(collector, request) }

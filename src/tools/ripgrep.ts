@@ -11,6 +11,7 @@ import { IGNORE_FILE_NAMES, rerootIgnoreText } from "../files/walk/gitignore.ts"
 import { RecordBudget, type GrepRecord, type GrepRequest, type GrepResult } from "./grep-records.ts"
 import { ToolError } from "./tool.ts"
 import { loadAncestorIgnoreFiles } from "../files/walk/walk.ts"
+import { messageOf } from "../text/error-text.ts"
 
 /** `rg` could not be started: the caller falls back to the built-in search. */
 export class RipgrepUnavailable {
@@ -144,7 +145,7 @@ const makeTempIgnoreFile = (text: string | undefined): Effect.Effect<string | un
           await fs.writeFile(file, text, { mode: 0o600 })
           return file
         },
-        catch: (error) => new ToolError({ message: `grep could not prepare ignore rules: ${error instanceof Error ? error.message : String(error)}` })
+        catch: (error) => new ToolError({ message: `grep could not prepare ignore rules: ${messageOf(error)}` })
       })
 
 const removeTempIgnoreFile = (file: string | undefined): Effect.Effect<void> =>

@@ -18,11 +18,14 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { statOrNotFound } from "./not-found.ts"
 import type { SearchIndexCache } from "../search/cache.ts"
-import { withSearchIndex, SEARCH_MAX_FILES, type QueryTerm, type SearchIndex } from "../search/forward-index.ts"
+import { withSearchIndex, SEARCH_MAX_FILES, type SearchIndex } from "../search/forward-index.ts"
+import type { QueryTerm } from "../search/ranking.ts"
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "./search-spec.ts"
 import { parseQuery, SEARCH_MAX_FILE_BYTES, splitWords, stem } from "../search/tokenize.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { ignoreRootFor, toPosix } from "../files/walk/walk.ts"
+import { messageOf } from "../text/error-text.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 export interface SearchArgs {
   readonly query: string
@@ -279,7 +282,6 @@ export const rankFiles = async (index: SearchIndex, stems: ReadonlyArray<string>
   return { hits: hits.slice(0, limit), truncatedIndex: index.isTruncated }
 }
 
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /** The search tool of a session whose indexes `cache` keeps (its definition is searchSpec in search-spec.ts). */
 export const makeSearchWorkspace = (cache: SearchIndexCache) => (args: SearchArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
@@ -292,7 +294,7 @@ export const makeSearchWorkspace = (cache: SearchIndexCache) => (args: SearchArg
         const stat = await statOrNotFound(context, real, display, "Directory")
         if (!stat.isDirectory()) throw new ToolError({ message: `${display} is not a directory; search takes a directory (use read or grep for one file).` })
       },
-      catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: `cannot search ${display}: ${errorMessage(error)}` }))
+      catch: (error) => (error instanceof ToolError ? error : new ToolError({ message: `cannot search ${display}: ${messageOf(error)}` }))
     })
     const parsed = parseQuery(query)
     if (parsed.stems.length === 0) {
@@ -303,12 +305,12 @@ export const makeSearchWorkspace = (cache: SearchIndexCache) => (args: SearchArg
     const limit = Math.min(args.limit ?? SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT)
     const result = yield* Effect.tryPromise({
       try: () => withSearchIndex(cache, root, (index) => rankFiles(index, parsed.stems, under, limit)),
-      catch: (error) => new ToolError({ message: `search failed: ${errorMessage(error)}` })
+      catch: (error) => new ToolError({ message: `search failed: ${messageOf(error)}` })
     })
     if (result.hits.length === 0) {
       return {
         text:
-          `No files match "${query}" in ${display} (.git, ignored, binary, generated and files over 1 MB are skipped). ` +
+          `No files match "${query}" in ${display} (.git, ignored, binary, generated and files over ${formatBytes(SEARCH_MAX_FILE_BYTES)} are skipped). ` +
           "Try grep with a pattern, or glob for file names."
       }
     }

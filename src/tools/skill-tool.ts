@@ -5,9 +5,11 @@ import { parseFrontMatter, type Skill } from "../skills/discover.ts"
 import * as P from "./params.ts"
 import { everyMode, defineTool, ToolError, type Tool } from "./tool.ts"
 
+export const skillToolName = "skill"
+
 export const makeSkillTool = (skills: ReadonlyArray<Skill>): Tool =>
   defineTool({
-    name: "skill",
+    name: skillToolName,
     modes: everyMode,
     description: "Load a skill listed in the system text: its instructions, and the folder holding its other files (read them with read).",
     parameters: P.object({ name: P.string("The skill's name.") }),

@@ -2,6 +2,7 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { writeFileAtomic } from "../files/atomic.ts"
 import { ToolError } from "./tool.ts"
+import { messageOf } from "../text/error-text.ts"
 
 let sequence = 0
 
@@ -12,6 +13,6 @@ export const makeSpill =
     const file = path.join(dir, `${toolName}-${Date.now()}-${sequence++}.txt`)
     return Effect.tryPromise({
       try: () => writeFileAtomic(file, text, { mode: 0o600 }),
-      catch: (error) => new ToolError({ message: `could not save the full output: ${error instanceof Error ? error.message : String(error)}` })
+      catch: (error) => new ToolError({ message: `could not save the full output: ${messageOf(error)}` })
     }).pipe(Effect.as(file))
   }

@@ -98,6 +98,9 @@ export interface Tool<F extends Schema.Struct.Fields = Schema.Struct.Fields> ext
 /** Keeps the parameter types of one tool while letting the catalog hold tools of any shape. */
 export const defineTool = <F extends Schema.Struct.Fields>(tool: Tool<F>): Tool => tool as unknown as Tool
 
+/** Checks a definition against ToolSpec while keeping its parameter types. */
+export const toolSpec = <F extends Schema.Struct.Fields>(definition: ToolSpec<F>): ToolSpec<F> => definition
+
 /**
  * A tool whose implementation module is loaded on its first run, so that start-up only evaluates
  * the definitions the model is offered. `load` imports the module (`import("./read.ts")`) and

@@ -1,16 +1,16 @@
 import * as Effect from "effect/Effect"
 import { describeSymlink } from "./list.ts"
 import { statOrNotFound } from "./not-found.ts"
-import { TREE_DEFAULT_DEPTH } from "./specs.ts"
+import { TREE_DEFAULT_DEPTH, treeSpec } from "./specs.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
 import { ignoreRootFor, WalkAborted, WalkDir } from "../files/walk/walk.ts"
+import { messageOf } from "../text/error-text.ts"
 
 export const TREE_CAPS: OutputCaps = { maxLines: 500, maxBytes: 32 * 1024, maxLineChars: 500 }
 /** The walk stops after this many entries; the spilled text then ends with a note. */
 const TREE_MAX_ENTRIES = 20_000
 
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const buildTree = async (start: WalkDir, depth: number): Promise<{ readonly lines: Array<string>; readonly stopped: boolean }> => {
   const lines: Array<string> = []
@@ -61,10 +61,10 @@ export const showTree = (args: { readonly path?: string | undefined; readonly de
           ? error
           : error instanceof WalkAborted
             ? new ToolError({ message: "tree was interrupted" })
-            : new ToolError({ message: `cannot walk ${display}: ${errorMessage(error)}` })
+            : new ToolError({ message: `cannot walk ${display}: ${messageOf(error)}` })
     })
     const root = display.endsWith("/") ? display : `${display}/`
     if (lines.length === 0) return { text: `${root} (empty, or every entry is ignored)` }
-    const text = yield* capLines(context, "tree", [root, ...lines], TREE_CAPS, { unit: "entries" })
+    const text = yield* capLines(context, treeSpec.name, [root, ...lines], TREE_CAPS, { unit: "entries" })
     return { text: stopped ? `${text}\n[The walk stopped after ${TREE_MAX_ENTRIES} entries; use a smaller depth or a sub-directory.]` : text }
   })

@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { ToolContext } from "./tool.ts"
+import { formatBytes } from "../text/bytes.ts"
 
 export const byteLength = (text: string): number => Buffer.byteLength(text, "utf8")
 
@@ -31,8 +32,6 @@ export interface CapOptions {
   /** What one line is, for the note: "lines", "entries", "paths". */
   readonly unit: string
 }
-
-const formatSize = (bytes: number): string => (bytes < 1024 ? `${bytes} bytes` : `${Math.round(bytes / 1024)} KB`)
 
 /**
  * Joins `lines` into the tool's text within `caps`. When lines were left out or cut, the full text
@@ -66,7 +65,7 @@ export const capLines = (
   const reason =
     omitted === 0
       ? `lines longer than ${caps.maxLineChars} characters were cut`
-      : `${omitted} more ${options.unit} not shown (limit ${shown.length >= caps.maxLines ? `${caps.maxLines} ${options.unit}` : formatSize(caps.maxBytes)})`
+      : `${omitted} more ${options.unit} not shown (limit ${shown.length >= caps.maxLines ? `${caps.maxLines} ${options.unit}` : formatBytes(caps.maxBytes)})`
   return context.spill(toolName, lines.join("\n") + "\n").pipe(
     Effect.map((saved) => {
       const where = omitted === 0 ? `full output saved to ${saved}` : `full output saved to ${saved} — read it with offset=${shown.length + 1}`

@@ -3,16 +3,18 @@
  * start-up, so it imports nothing but the parameter builder and the path classification; the
  * implementations (edit.ts, write.ts) are imported on a tool's first run.
  */
-import type * as Schema from "effect/Schema"
 import { classifyPaths } from "../approval/classify-paths.ts"
 import * as P from "./params.ts"
-import { workModeOnly, type ToolSpec } from "./tool.ts"
+import { workModeOnly, toolSpec } from "./tool.ts"
 
-/** Checks a definition against ToolSpec while keeping its parameter types. */
-const spec = <F extends Schema.Struct.Fields>(definition: ToolSpec<F>): ToolSpec<F> => definition
+/** The tools' names, each written once: the spec and its classification use it. */
+const names = {
+  edit: "edit",
+  write: "write"
+} as const
 
-export const editSpec = spec({
-  name: "edit",
+export const editSpec = toolSpec({
+  name: names.edit,
   modes: workModeOnly,
   writesThroughFence: true,
   description:
@@ -25,11 +27,11 @@ export const editSpec = spec({
     new_string: P.string("Replacement text."),
     replace_all: P.optional(P.boolean("Replace every occurrence (default false)."))
   }),
-  classify: (args, context) => classifyPaths("edit", "write", [args.path], context)
+  classify: (args, context) => classifyPaths(names.edit, "write", [args.path], context)
 })
 
-export const writeSpec = spec({
-  name: "write",
+export const writeSpec = toolSpec({
+  name: names.write,
   modes: workModeOnly,
   writesThroughFence: true,
   description:
@@ -39,5 +41,5 @@ export const writeSpec = spec({
     path: P.string("File path (relative to the workspace, or absolute)."),
     content: P.string("The whole file content.")
   }),
-  classify: (args, context) => classifyPaths("write", "write", [args.path], context)
+  classify: (args, context) => classifyPaths(names.write, "write", [args.path], context)
 })

@@ -7,9 +7,11 @@ import type * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { checkParent, countLines, errorCode, plural, refuseDirectorySyntax, replaceFile, toolErrorFrom } from "./edit-files.ts"
+import { checkParent, countLines, errorCode, refuseDirectorySyntax, replaceFile, toolErrorFrom } from "./edit-files.ts"
 import type { KeyedSemaphore } from "../files/keyed-semaphore.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
+import { plural } from "../text/plural.ts"
+import { writeSpec } from "./write-specs.ts"
 
 export interface WriteArgs {
   readonly path: string
@@ -68,10 +70,10 @@ const write = async (real: string, display: string, content: string, context: To
 /** The write tool's implementation; `fileLocks` (the session's) keeps to one change at a time per file. */
 export const makeWriteFile = (fileLocks: KeyedSemaphore) => (args: WriteArgs, context: ToolContext): Effect.Effect<ToolOutput, ToolFailure> =>
   Effect.gen(function* () {
-    const syntax = refuseDirectorySyntax(args.path, "write")
+    const syntax = refuseDirectorySyntax(args.path, writeSpec.name)
     if (syntax !== undefined) return yield* syntax
     const { real, display } = yield* context.fence.resolve(args.path, "write")
     return yield* fileLocks.withPermit(real)(
-      Effect.tryPromise({ try: () => write(real, display, args.content, context), catch: toolErrorFrom("write", display) })
+      Effect.tryPromise({ try: () => write(real, display, args.content, context), catch: toolErrorFrom(writeSpec.name, display) })
     )
   })

@@ -7,6 +7,7 @@
 import * as Effect from "effect/Effect"
 import { visible } from "../terminal/inert.ts"
 import { trust, untrustedEntries, type TrustEntry } from "./trust-store.ts"
+import { messageOf } from "../text/error-text.ts"
 
 export interface TrustAsker {
   /** A yes/no question; `defaultAnswer` is what silence (no person) means. */
@@ -24,13 +25,13 @@ const kindLabel = (entry: TrustEntry): string => (entry.kind === "tools" ? "tool
 
 /** Each entry's line and the lines under it; inert, since every name and value comes from the repository. */
 export const entryLines = (entries: ReadonlyArray<TrustEntry>): ReadonlyArray<string> =>
-  entries.flatMap((entry) => [`  ${kindLabel(entry)} ${entry.name}: ${entry.describe}`, ...entry.details.map((line) => `      ${line}`)].map(oneLine))
+  entries.flatMap((entry) => [`  ${kindLabel(entry)} ${entry.name}: ${entry.describe}`, ...entry.details.map((line) => `      ${line}`)].map(withVisibleBreaks))
 
 /** A line stays one line: a newline the repository slipped in cannot draw a line of its own. */
-const oneLine = (line: string): string => visible(line).replace(/[\n\t]/g, (char) => (char === "\n" ? "\u2424" : "\u2409"))
+const withVisibleBreaks = (line: string): string => visible(line).replace(/[\n\t]/g, (char) => (char === "\n" ? "\u2424" : "\u2409"))
 
 export const trustQuestion = (workspace: string, entries: ReadonlyArray<TrustEntry>): string =>
-  [`${oneLine(workspace)} supplies programs the model could run:`, ...entryLines(entries), "Trust them? (asked again when they change)"].join("\n")
+  [`${withVisibleBreaks(workspace)} supplies programs the model could run:`, ...entryLines(entries), "Trust them? (asked again when they change)"].join("\n")
 
 export const decideTrust = (options: {
   readonly home: string
@@ -46,7 +47,7 @@ export const decideTrust = (options: {
     try {
       pending = untrustedEntries(options.home, options.entries)
     } catch (error) {
-      return { trusted: [], refused: options.entries, notes: [`${error instanceof Error ? error.message : String(error)}; the workspace's tools stay off`] }
+      return { trusted: [], refused: options.entries, notes: [`${messageOf(error)}; the workspace's tools stay off`] }
     }
     if (pending.length === 0) return { trusted: options.entries, refused: [], notes: [] }
     const yes = yield* options.asker.confirm(trustQuestion(options.workspace, pending), false)
@@ -62,7 +63,7 @@ export const decideTrust = (options: {
     }
     const stored = yield* Effect.tryPromise(() => trust(options.home, pending)).pipe(
       Effect.as<string | undefined>(undefined),
-      Effect.catchAll((error) => Effect.succeed(`trusted for this session only: ${error.error instanceof Error ? error.error.message : String(error.error)}`))
+      Effect.catchAll((error) => Effect.succeed(`trusted for this session only: ${messageOf(error.error)}`))
     )
     return { trusted: options.entries, refused: [], notes: stored === undefined ? [] : [stored] }
   })

@@ -11,6 +11,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { writeFileAtomic } from "../files/atomic.ts"
+import { codeOf } from "../text/error-text.ts"
 
 export type TrustKind = "tools" | "mcp"
 
@@ -58,7 +59,7 @@ const readStored = (home: string): ReadonlyArray<StoredEntry> => {
     text = fs.readFileSync(file, "utf8")
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return []
-    throw new Error(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
+    throw new Error(`${file}: cannot read (${codeOf(error)})`)
   }
   let json: unknown
   try {

@@ -13,6 +13,8 @@ import type { Palette } from "../terminal/colors.ts"
 import { callDiff } from "./turn-view.ts"
 import { visible, visibleValue } from "../terminal/inert.ts"
 import { inertPrompts, type InertPrompts } from "./inert-prompts.ts"
+import { plural } from "../text/plural.ts"
+import { bashToolNames } from "../tools/bash-specs.ts"
 
 export interface DialogHost {
   /** Hides the live region and hands the keyboard over; returns how to take it back. */
@@ -42,7 +44,7 @@ export const workspaceOptions = (workspaces: ReadonlyArray<RecentWorkspace>, cur
   workspaces.map((workspace) => ({
     value: workspace.dir,
     label: workspace.dir,
-    hint: `${workspace.dir === current ? "current · " : ""}${when(workspace.updatedAt)} · ${workspace.sessions} session${workspace.sessions === 1 ? "" : "s"}`
+    hint: `${workspace.dir === current ? "current · " : ""}${when(workspace.updatedAt)} · ${plural(workspace.sessions, "session")}`
   }))
 
 /** `crystal space` before any session: the picker on the plain terminal. */
@@ -65,7 +67,7 @@ const approvalLines = (request: ApprovalRequest, palette: Palette, columns: numb
   const call = { id: "", name: request.toolName, arguments: visibleValue(request.arguments) }
   preview.push(...callDiff(call, palette, columns))
   const args = call.arguments as Record<string, unknown> | undefined
-  if (request.toolName === "bash" || request.toolName === "bash_start") {
+  if (request.toolName === bashToolNames.bash || request.toolName === bashToolNames.bashStart) {
     const command = typeof args?.["command"] === "string" ? args["command"] : ""
     const lines = command.split("\n")
     preview.push(...lines.slice(0, maxCommandLines).map((line) => `    ${palette.cyan(line)}`))
@@ -185,7 +187,7 @@ export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
         const options = sessions.map((session) => ({
           value: session.id,
           label: session.title ?? "(untitled)",
-          hint: `${when(session.updatedAt)} · ${session.messageCount} message${session.messageCount === 1 ? "" : "s"} · ${session.id}`
+          hint: `${when(session.updatedAt)} · ${plural(session.messageCount, "message")} · ${session.id}`
         }))
         const choice = await prompts.select({ message: "Resume which session?", options, maxItems: 10, ...io })
         return prompts.isCancel(choice) ? undefined : choice

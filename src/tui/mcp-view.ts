@@ -4,7 +4,7 @@
  * lists that server's tools with their descriptions; `/mcp restart NAME` starts it again.
  */
 import * as Effect from "effect/Effect"
-import type { McpServerView } from "../mcp/mcp-servers.ts"
+import type { McpServerView } from "../mcp/server-state.ts"
 import type { Palette } from "../terminal/colors.ts"
 import type { CommandContext, SlashCommand } from "./commands.ts"
 

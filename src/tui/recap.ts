@@ -7,6 +7,7 @@ import { MarkdownStream } from "./markdown.ts"
 import type { Palette } from "../terminal/colors.ts"
 import { promptMark } from "./editor-view.ts"
 import { callLine } from "./turn-view.ts"
+import { plural } from "../text/plural.ts"
 
 /** The last `exchanges` prompts with everything after them; earlier ones are counted in one line. */
 export const recap = (items: ReadonlyArray<TranscriptItem>, palette: Palette, width: number, exchanges = 2): Array<string> => {
@@ -15,7 +16,7 @@ export const recap = (items: ReadonlyArray<TranscriptItem>, palette: Palette, wi
   const from = prompts[Math.max(0, prompts.length - exchanges)] ?? 0
   const lines: Array<string> = []
   const earlier = prompts.filter((index) => index < from).length
-  if (earlier > 0) lines.push(palette.dim(`… ${earlier} earlier prompt${earlier === 1 ? "" : "s"}`))
+  if (earlier > 0) lines.push(palette.dim(`… ${plural(earlier, "earlier prompt")}`))
   for (const item of items.slice(from)) {
     switch (item._tag) {
       case "user":

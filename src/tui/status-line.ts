@@ -1,5 +1,6 @@
 /** The line under the input: mode, approval mode, model, prompt set, context use, background tasks. */
 import { clipText } from "./width.ts"
+import { plural } from "../text/plural.ts"
 
 export interface StatusInfo {
   readonly mode: string
@@ -27,7 +28,7 @@ export const statusLine = (info: StatusInfo, width: number): string => {
     info.model,
     `prompts ${info.promptSet}`,
     `ctx ${compactNumber(info.contextUsed)}/${compactNumber(info.contextWindow)} ${percent}%`,
-    ...(info.runningTasks > 0 ? [`${info.runningTasks} background task${info.runningTasks === 1 ? "" : "s"}`] : [])
+    ...(info.runningTasks > 0 ? [plural(info.runningTasks, "background task")] : [])
   ]
   return clipText(parts.join(" · "), width)
 }

@@ -12,6 +12,11 @@ import { MarkdownStream } from "./markdown.ts"
 import type { Palette } from "../terminal/colors.ts"
 import { clipText } from "./width.ts"
 import { InertStream, visible, visibleValue } from "../terminal/inert.ts"
+import { formatBytes } from "../text/bytes.ts"
+import { plural } from "../text/plural.ts"
+import { bashToolNames } from "../tools/bash-specs.ts"
+import { questionToolName } from "../tools/question-tool.ts"
+import { editSpec, writeSpec } from "../tools/write-specs.ts"
 
 export interface TurnSurface {
   readonly commit: (lines: ReadonlyArray<string>) => void
@@ -27,9 +32,6 @@ const maxDiffLines = 40
 const activityFrame = 24
 const bashTailLines = 6
 
-export const formatBytes = (bytes: number): string =>
-  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`
-
 export const formatDuration = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`)
 
 const stringArg = (call: ToolCall, name: string): string | undefined => {
@@ -41,10 +43,10 @@ const stringArg = (call: ToolCall, name: string): string | undefined => {
 
 /** The diff an edit or write call would make, as display lines; empty for other tools. */
 export const callDiff = (call: ToolCall, palette: Palette, width: number): Array<string> => {
-  const before = call.name === "edit" ? stringArg(call, "old_string") : call.name === "write" ? "" : undefined
-  const after = call.name === "edit" ? stringArg(call, "new_string") : call.name === "write" ? stringArg(call, "content") : undefined
+  const before = call.name === editSpec.name ? stringArg(call, "old_string") : call.name === writeSpec.name ? "" : undefined
+  const after = call.name === editSpec.name ? stringArg(call, "new_string") : call.name === writeSpec.name ? stringArg(call, "content") : undefined
   if (before === undefined || after === undefined) return []
-  const lines = call.name === "write" ? after.replace(/\n$/, "").split("\n").map((text) => ({ kind: "+" as const, text })) : withContext(diffLines(before, after))
+  const lines = call.name === writeSpec.name ? after.replace(/\n$/, "").split("\n").map((text) => ({ kind: "+" as const, text })) : withContext(diffLines(before, after))
   const shown = lines.slice(0, maxDiffLines).map((line) => {
     const text = clipText(`${line.kind} ${line.text}`, width - 4)
     return `    ${line.kind === "+" ? palette.green(text) : line.kind === "-" ? palette.red(text) : palette.dim(text)}`
@@ -56,7 +58,7 @@ export const callDiff = (call: ToolCall, palette: Palette, width: number): Array
 /** The one line of a call: `crystal run`'s description, with the question tool's headers instead of its JSON. */
 export const callLine = (call: ToolCall, width: number): string => {
   const questions = (call.arguments as { questions?: unknown } | undefined)?.questions
-  if (call.name === "question" && Array.isArray(questions)) {
+  if (call.name === questionToolName && Array.isArray(questions)) {
     const headers = questions.map((question) => (question as { header?: unknown }).header).filter((header) => typeof header === "string")
     return clipText(`question ${headers.join(", ")}`, width)
   }
@@ -83,10 +85,10 @@ const resultLines = (
     lines.push(palette.red(clipText(`  ⎿ error · ${result.text.split("\n")[0] ?? ""} · ${formatDuration(durationMs)}`, width)))
   } else {
     const lineCount = result.text === "" ? 0 : result.text.replace(/\n$/, "").split("\n").length
-    lines.push(palette.dim(`  ⎿ ok · ${lineCount} line${lineCount === 1 ? "" : "s"} · ${formatBytes(Buffer.byteLength(result.text))} · ${formatDuration(durationMs)}`))
+    lines.push(palette.dim(`  ⎿ ok · ${plural(lineCount, "line")} · ${formatBytes(Buffer.byteLength(result.text))} · ${formatDuration(durationMs)}`))
     if (call !== undefined && !seen.previewed) lines.push(...callDiff(call, palette, columns))
   }
-  if (call?.name === "bash" && !seen.denied) {
+  if (call?.name === bashToolNames.bash && !seen.denied) {
     const tail = result.text.replace(/\n+$/, "").split("\n").slice(-bashTailLines)
     if (tail.join("") !== "") lines.push(...tail.map((line) => palette.dim(`    ${clipText(line, width - 4)}`)))
   }

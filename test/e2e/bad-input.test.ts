@@ -518,7 +518,7 @@ describe("bad input: the operator's message and the server's retry-after", () =>
         const prompt = `${"the operator's own words ".repeat(200_000)}END`
         const argv = testCase.json ? ["run", "--format", "json"] : ["run"]
         const result = await runCrystal(sandbox, argv, { stdin: prompt })
-        const problems = [...problemsOf(result, { code: 1, mentions: ["5.0 MB", "local/test-model", "32,768-token context window", "not sent"], json: testCase.json })]
+        const problems = [...problemsOf(result, { code: 1, mentions: ["4.8 MiB", "local/test-model", "32,768-token context window", "not sent"], json: testCase.json })]
         for (const file of await sessionFiles(sandbox)) {
           if ((await fs.readFile(file, "utf8")).includes("the operator's own words")) problems.push("the session stored the refused message")
         }

@@ -72,7 +72,7 @@ describe("MCP servers in crystal run", () => {
     expect(text.code).toBe(0)
     expect(text.stderr.split("\n").filter((line) => line !== "")).toEqual([
       expect.stringMatching(/^→ mcp__everything__trigger-long-running-operation /),
-      expect.stringMatching(/^  ✓ 1 line \(\d+ ms\)$/)
+      expect.stringMatching(/^ {2}✓ 1 line \(\d+ ms\)$/)
     ])
   })
 

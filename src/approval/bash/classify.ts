@@ -17,6 +17,7 @@ import { maxRisk, widestScope, type Classification, type Risk, type Scope, type 
 import { repositoryRunsPrograms } from "../git/repo-config.ts"
 import { protectedFileReason } from "../protected-files.ts"
 import { isWithin, realPathAllowingMissing, type Access, type FenceError, type LocatedPath, type PathFence } from "../path-fence.ts"
+import { clip } from "../../text/clip.ts"
 
 export interface CommandClassifierOptions {
   /**
@@ -291,5 +292,5 @@ const showCommand = (command: string): string => {
   const trimmed = command.trim()
   const [first = "", ...more] = trimmed.split("\n")
   const line = more.length === 0 ? first : `${first.trimEnd()} …`
-  return line.length > MAX_SHOWN ? `${line.slice(0, MAX_SHOWN - 1)}…` : line
+  return clip(line, MAX_SHOWN)
 }

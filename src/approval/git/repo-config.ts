@@ -17,6 +17,7 @@ import { discoverRepository, type GitRepository } from "./discovery.ts"
 import { makeGitFiles, type GitFiles } from "./files.ts"
 import { checkNestedRepositories, type Place } from "./nested-repos.ts"
 import { isWithin } from "../path-fence.ts"
+import { messageOf } from "../../text/error-text.ts"
 
 /** Keys whose value is a program git runs, or a file git reads more configuration from. */
 const PROGRAM_KEY =
@@ -35,7 +36,7 @@ export const repositoryRunsPrograms = (dir: string): string | undefined => {
     return checkNestedRepositories(top, files, (repository, place) => repositoryReason(repository, place, top, files))
   } catch (error) {
     // Whatever the walk did not foresee (a file system error in an odd place) asks, with its message.
-    return `Crystal could not check the repository's nested repositories: ${error instanceof Error ? error.message : String(error)}`
+    return `Crystal could not check the repository's nested repositories: ${messageOf(error)}`
   }
 }
 

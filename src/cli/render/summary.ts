@@ -1,9 +1,9 @@
 import type { ToolCall, ToolResult } from "../../session/items.ts"
 import type { ToolProgress } from "../../tools/tool.ts"
+import { clip } from "../../text/clip.ts"
+import { plural } from "../../text/plural.ts"
 
 const keyArguments = ["path", "pattern", "command", "query", "url"] as const
-
-const clip = (text: string, width: number): string => (text.length <= width ? text : `${text.slice(0, width - 1)}…`)
 
 /** "read src/main.ts" — the tool and the argument a person would want to see. */
 export const describeCall = (call: ToolCall, width = 100): string => {
@@ -17,7 +17,7 @@ export const describeCall = (call: ToolCall, width = 100): string => {
 export const describeResult = (result: ToolResult, width = 100): string => {
   if (result.isError) return clip(result.text.split("\n")[0] ?? "", width)
   const lines = result.text === "" ? 0 : result.text.split("\n").length
-  return `${lines} line${lines === 1 ? "" : "s"}`
+  return plural(lines, "line")
 }
 
 const count = (value: number): string => (Number.isInteger(value) ? String(value) : value.toFixed(1))
@@ -31,6 +31,7 @@ export const describeProgress = (update: ToolProgress, width = 100): string => {
     else if (Number.isInteger(progress) && Number.isInteger(total)) parts.push(`${progress}/${total}`)
     else parts.push(`${Math.round((progress / total) * 100)}%`)
   }
+  // Only white space is folded: a control character stays, for the renderer to show inert.
   const said = message?.replace(/\s+/g, " ").trim()
   if (said !== undefined && said !== "") parts.push(said)
   return clip(parts.join(" · "), width)

@@ -8,6 +8,7 @@ import type { WireProtocol } from "./protocol.ts"
 import { protocols } from "./protocols.ts"
 import { preciseNow, type ConnectionClosed, type RecordedRequest } from "./recorded-request.ts"
 import type { ErrorReply, ModelReply, RawReply, Reply, StaticReply } from "./reply.ts"
+import { messageOf } from "../../../src/text/error-text.ts"
 
 export type { ConnectionClosed, RecordedRequest } from "./recorded-request.ts"
 export type { ErrorReply, ModelReply, RawReply, Reply, ScriptedToolCall, ScriptedUsage, StaticReply } from "./reply.ts"
@@ -242,7 +243,7 @@ export const startFakeLlm = async (): Promise<FakeLlm> => {
         return
       }
       res.writeHead(500, { "content-type": "text/plain; charset=utf-8" })
-      res.end(`fake-llm: ${error instanceof Error ? error.message : String(error)}`)
+      res.end(`fake-llm: ${messageOf(error)}`)
     })
   })
   server.on("connection", (socket: Socket) => {

@@ -6,9 +6,9 @@ import { BackgroundBash } from "../../../src/bash/background-bash.ts"
 import {
   makeBackgroundBash,
   type BackgroundBashOptions,
-  type BackgroundBashShape,
-  type TaskInfo
+  type BackgroundBashShape
 } from "../../../src/bash/background.ts"
+import type { TaskInfo } from "../../../src/bash/background-tasks.ts"
 import { backgroundTimeoutSeconds } from "../../../src/bash/limits.ts"
 import { trackedLeaders } from "../../../src/bash/process-tree.ts"
 import { makeBashTools, type BashTools } from "../../../src/tools/bash-tools.ts"
@@ -195,7 +195,7 @@ describe("BackgroundBash", () => {
     const finished = await s.waitFinished("bg1")
     expect(finished.state).toEqual({ status: "timed out", seconds: 0.4 })
     expect(pids.filter(alive)).toEqual([])
-    expect(await s.text("bashStatus", { id: "bg1" })).toMatch(/^bg1 \(pid \d+\): timed out after 0.4 s and was killed; \d+ B of output; `echo \$\$; sleep 1000 & echo \$!; wait`$/)
+    expect(await s.text("bashStatus", { id: "bg1" })).toMatch(/^bg1 \(pid \d+\): timed out after 0.4 s and was killed; \d+ bytes of output; `echo \$\$; sleep 1000 & echo \$!; wait`$/)
   })
 
   it("bash_stop kills the process tree, grandchildren included", async () => {
@@ -281,8 +281,8 @@ describe("BackgroundBash", () => {
     await s.waitFinished("bg1")
     await s.start("sleep 1000\necho never")
     const lines = (await s.text("bashStatus", {})).split("\n")
-    expect(lines[0]).toMatch(/^bg1 \(pid \d+\): exited with code 0 after \d+\.\d s; 3 B of output; `echo hi`$/)
-    expect(lines[1]).toMatch(/^bg2 \(pid \d+\): running for \d+\.\d s; 0 B of output; `sleep 1000 …`$/)
+    expect(lines[0]).toMatch(/^bg1 \(pid \d+\): exited with code 0 after \d+\.\d s; 3 bytes of output; `echo hi`$/)
+    expect(lines[1]).toMatch(/^bg2 \(pid \d+\): running for \d+\.\d s; 0 bytes of output; `sleep 1000 …`$/)
     expect(lines[2]).toBe("1 of 32 running")
   })
 
@@ -290,8 +290,8 @@ describe("BackgroundBash", () => {
     const s = await openSession({ timeoutSeconds: 10800 })
     const tools = makeBashTools({ background: s.background, bashTimeoutSeconds: 120, classifyCommand: classifyForTest })
     expect(tools.bash.description).toContain("killed after 120 s")
-    expect(tools.bash.description).toContain("first 100 and last 300 lines (32 KB)")
-    expect(tools.bashStart.description).toContain("1 MB buffer")
+    expect(tools.bash.description).toContain("first 100 and last 300 lines (32 KiB)")
+    expect(tools.bashStart.description).toContain("1 MiB buffer")
     expect(tools.bashStart.description).toContain("Tasks are killed after 10800 s (3 h) and when the session ends. At most 32 run at once")
     expect(tools.bashStop.description).toContain("SIGKILL after 0.3 s")
     const unlimited = await openSession({ timeoutSeconds: backgroundTimeoutSeconds("unlimited") })

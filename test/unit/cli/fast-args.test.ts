@@ -49,7 +49,18 @@ const accepted: ReadonlyArray<ReadonlyArray<string>> = [
   ["space", "../other"],
   ["space", "--model", "local/m", "../other"],
   ["space", "--continue", "--mode=plan"],
-  ["space", "../other", "--disable-tool", "grep"]
+  ["space", "../other", "--disable-tool", "grep"],
+  // Where the fast path and the flag check used to disagree: `--` ends the flags, and a word that
+  // only starts with a dash is a prompt or a value, as @effect/cli takes it.
+  ["run", "--", "--literal"],
+  ["run", "--", "-x"],
+  ["run", "--model", "a/b", "--", "--mode"],
+  ["run", "hi", "--"],
+  ["space", "--", "-dir"],
+  ["run", "-5"],
+  ["run", "- a prompt that starts with a dash"],
+  ["run", "--model=-x", "hi"],
+  ["run", "--model", "-", "hi"]
 ]
 
 describe("start-up fast path", () => {
@@ -76,7 +87,9 @@ describe("start-up fast path", () => {
     ["sessions", "list"],
     ["somecommand"],
     ["--version", "--model", "x"],
-    ["run", "--", "--literal"],
+    ["run", "--model=", "hi"],
+    ["run", "--resume=", "hi"],
+    ["run", "--model", "--", "hi"],
     ["run", "--approval", "yolo", "hi"],
     ["run", "--mode", "yolo", "hi"],
     ["run", "--prompt-attachments", "maybe", "hi"],

@@ -27,6 +27,10 @@ const rejected: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
   [["run", "--model"], "crystal run: --model needs a value (--model PROVIDER/MODEL)"],
   [["run", "--model", "-x", "hi"], "crystal run: --model needs a value (--model PROVIDER/MODEL)"],
   [["run", "--resume"], "crystal run: --resume needs a value (--resume ID)"],
+  [["run", "--model=", "hi"], "crystal run: --model needs a value (--model PROVIDER/MODEL)"],
+  [["run", "--resume=", "hi"], "crystal run: --resume needs a value (--resume ID)"],
+  [["run", "--disable-tool=", "hi"], "crystal run: --disable-tool needs a value (--disable-tool NAME)"],
+  [["run", "--model", "--", "hi"], "crystal run: --model needs a value (--model PROVIDER/MODEL)"],
   [["run", "--disable-tool"], "crystal run: --disable-tool needs a value (--disable-tool NAME)"],
   [["run", "--prompt-set"], "crystal run: --prompt-set needs a value (--prompt-set NAME)"],
   [["run", "--prompt-attachment", "--mode", "plan"], "crystal run: --prompt-attachment needs a value (--prompt-attachment NAME)"],
@@ -67,6 +71,20 @@ describe("bad session flags", () => {
 
   it.each(passed)("%j is left alone", (...argv) => {
     expect(checkSessionArgs(argv)).toBeUndefined()
+  })
+
+  /** Session command lines (no help, no other command): the fast path takes exactly those the check finds nothing wrong with. */
+  const sessionLines: ReadonlyArray<ReadonlyArray<string>> = [
+    ...rejected.map(([argv]) => argv),
+    ...passed.filter((argv) => !argv.some((arg) => ["--help", "-h", "--completions"].includes(arg)) && !["sessions", "promptsets"].includes(argv[0] ?? "")),
+    ["run", "--", "-x"],
+    ["run", "hi", "--"],
+    ["run", "--model", "-", "hi"],
+    ["run", "-5"]
+  ]
+
+  it.each(sessionLines)("%j: the fast path and the check agree (one scanner)", (...argv) => {
+    expect(parseFast(argv) === undefined).toBe(checkSessionArgs(argv) !== undefined)
   })
 
   it.each([

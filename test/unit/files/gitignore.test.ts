@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { compileGlob, GlobFilter, GlobSyntaxError, IgnoreMatcher, parseIgnoreLine, rerootIgnoreText } from "../../../src/files/walk/gitignore.ts"
+import { GlobSyntaxError } from "../../../src/files/walk/glob-parser.ts"
+import { compileGlob, GlobFilter, IgnoreMatcher, parseIgnoreLine, rerootIgnoreText } from "../../../src/files/walk/gitignore.ts"
 
 describe("compileGlob (globset semantics)", () => {
   const cases: ReadonlyArray<readonly [string, string, boolean]> = [

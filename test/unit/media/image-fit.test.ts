@@ -89,12 +89,12 @@ describe("fitting an image to a model's limits", () => {
       "docs/anim.gif (GIF, 1×1 px, 43 bytes) is over what anthropic/claude-test takes (1568 px per side and 10 bytes); Crystal can only shrink PNG and JPEG images: convert it to PNG or JPEG"
     )
     const webp = await fit(webpHeader(9000, 10), target(8000), "big.webp")
-    expect(Either.isLeft(webp) && webp.left.message).toMatch(/^big\.webp \(WebP, 9000×10 px, 30 bytes\) is over what anthropic\/claude-test takes \(8000 px per side and 20\.0 MiB\); .*convert it to PNG or JPEG$/)
+    expect(Either.isLeft(webp) && webp.left.message).toMatch(/^big\.webp \(WebP, 9000×10 px, 30 bytes\) is over what anthropic\/claude-test takes \(8000 px per side and 20 MiB\); .*convert it to PNG or JPEG$/)
   })
 
   it("refuses an image that cannot be made small enough, and one that cannot be decoded", async () => {
     const tiny = await fit(makePng(600, 600, { noise: true }), target(undefined, 2000))
-    expect(Either.isLeft(tiny) && tiny.left.message).toMatch(/^shot\.png \(PNG, 600×600 px, .*\) is over what anthropic\/claude-test takes \(2\.0 KiB\); even shrunk to 256 px as JPEG it does not fit: use a smaller image$/)
+    expect(Either.isLeft(tiny) && tiny.left.message).toMatch(/^shot\.png \(PNG, 600×600 px, .*\) is over what anthropic\/claude-test takes \(2 KiB\); even shrunk to 256 px as JPEG it does not fit: use a smaller image$/)
     const damaged = Uint8Array.from(makePng(400, 300)).slice(0, 200)
     const broken = await fit(damaged, target(100))
     expect(Either.isLeft(broken) && broken.left.message).toMatch(/cannot be decoded to shrink it/)

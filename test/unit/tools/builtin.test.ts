@@ -5,7 +5,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { describe, expect, it } from "vitest"
 import { touchesNothing } from "../../support/classification.ts"
-import { builtinToolNames, makeBuiltinTools } from "../../../src/tools/builtin.ts"
+import { makeBuiltinTools } from "../../../src/tools/builtin.ts"
+import { builtinToolNames } from "../../../src/tools/tool-names.ts"
 import { SearchIndexCache } from "../../../src/search/cache.ts"
 import * as P from "../../../src/tools/params.ts"
 import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "../../../src/tools/specs.ts"
@@ -56,7 +57,7 @@ describe("built-in tools", () => {
   })
 
   it("loads nothing but the definitions at start-up", async () => {
-    const classification = ["../approval/classification.ts", "../approval/classify-paths.ts", "../approval/protected-files.ts", "effect/Effect", "glob-pattern.ts", "node:path"]
+    const classification = ["../approval/classification.ts", "../approval/classify-paths.ts", "../approval/protected-files.ts", "../text/bytes.ts", "../text/plural.ts", "effect/Effect", "glob-pattern.ts", "node:path"]
     expect(await eagerClosure("specs.ts")).toEqual([...classification, "effect/Schema", "params.ts", "tool.ts"].sort())
     expect(await eagerClosure("builtin.ts")).toEqual([...classification, "effect/Schema", "image-specs.ts", "params.ts", "search-spec.ts", "specs.ts", "tool.ts", "write-specs.ts"].sort())
   })

@@ -43,7 +43,7 @@ describe("read", () => {
     const shown = (text.split("\n\n")[0] ?? "").split("\n").length
     expect(shown).toBeGreaterThan(200)
     expect(shown).toBeLessThan(260)
-    expect(text).toContain(`of 1000 (50 KB output limit). Continue with offset=${shown + 1}.]`)
+    expect(text).toContain(`of 1000 (50 KiB output limit). Continue with offset=${shown + 1}.]`)
   })
 
   it("cuts very long lines and says which", async () => {

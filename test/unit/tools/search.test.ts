@@ -301,7 +301,7 @@ describe("search output", () => {
   it("says so when nothing matches, pointing to grep and glob", async () => {
     const f = await makeFixture(project)
     expect(await search(f.context, "kangaroo")).toBe(
-      'No files match "kangaroo" in . (.git, ignored, binary, generated and files over 1 MB are skipped). Try grep with a pattern, or glob for file names.'
+      'No files match "kangaroo" in . (.git, ignored, binary, generated and files over 1 MiB are skipped). Try grep with a pattern, or glob for file names.'
     )
     expect(await search(f.context, "how is the")).toMatch(/^"how is the" has no words to search for/)
     expect(await runError(searchTool, { query: "  " }, f.context)).toMatch(/^query is empty/)

@@ -1,6 +1,6 @@
 /** `/mcp`'s lines: each server names the file it comes from, as `crystal mcp list` does. */
 import { describe, expect, it } from "vitest"
-import type { McpServerView } from "../../../src/mcp/mcp-servers.ts"
+import type { McpServerView } from "../../../src/mcp/server-state.ts"
 import { plainPalette } from "../../../src/terminal/colors.ts"
 import { serverLines } from "../../../src/tui/mcp-view.ts"
 

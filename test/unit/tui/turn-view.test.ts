@@ -45,7 +45,7 @@ describe("turn view", () => {
     const call = { id: "c1", name: "edit", arguments: { path: "a.txt", old_string: "old", new_string: "new" } }
     Effect.runSync(view.toolStarted(call))
     Effect.runSync(view.toolFinished(result("c1", "edit", "edited a.txt"), 12))
-    expect(committed).toEqual(["● edit a.txt", "  ⎿ ok · 1 line · 12 B · 12 ms", "    - old", "    + new"])
+    expect(committed).toEqual(["● edit a.txt", "  ⎿ ok · 1 line · 12 bytes · 12 ms", "    - old", "    + new"])
     committed.length = 0
     Effect.runSync(view.toolStarted({ ...call, id: "c2" }))
     Effect.runSync(view.approval({ callId: "c2", toolName: "edit", outcome: "denied", by: "operator", approvalMode: "default", classification }))
@@ -57,7 +57,7 @@ describe("turn view", () => {
     const { view, committed } = setup()
     Effect.runSync(view.toolStarted({ id: "b", name: "bash", arguments: { command: "seq 1 10" } }))
     Effect.runSync(view.toolFinished(result("b", "bash", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"), 1500))
-    expect(committed).toEqual(["● bash seq 1 10", "  ⎿ ok · 10 lines · 21 B · 1.5 s", "    5", "    6", "    7", "    8", "    9", "    10"])
+    expect(committed).toEqual(["● bash seq 1 10", "  ⎿ ok · 10 lines · 21 bytes · 1.5 s", "    5", "    6", "    7", "    8", "    9", "    10"])
     committed.length = 0
     Effect.runSync(view.toolStarted({ id: "r", name: "read", arguments: { path: "nope" } }))
     Effect.runSync(view.toolFinished(result("r", "read", "nope: no such file\nmore", true), 2))

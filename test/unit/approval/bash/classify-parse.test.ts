@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest"
 import { expandWord } from "../../../../src/approval/bash/analyze.ts"
 import type { Arg } from "../../../../src/approval/bash/types.ts"
-import { awkReachesOut, sedEffects } from "../../../../src/approval/bash/commands/files.ts"
+import { awkReachesOut } from "../../../../src/approval/bash/commands/files.ts"
+import { sedEffects } from "../../../../src/approval/bash/commands/sed.ts"
 import { parseShell, ShellSyntaxError, type Command, type Redirect, type Script, type Word } from "../../../../src/shell/parse.ts"
 
 /** A compact text form of a parse tree: words after quote removal, `«…»` for run-time parts. */

@@ -3,7 +3,6 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { analyzeCommandLine } from "../../../../src/approval/bash/analyze.ts"
 import { classifyBash } from "../../../../src/approval/bash/classify.ts"
 import type { Authority, Classification, Risk, Scope } from "../../../../src/approval/classification.ts"
 import { makePathFence, type PathFence } from "../../../../src/approval/path-fence.ts"
@@ -713,38 +712,5 @@ describe("classifyCommand: summaries and grant keys", () => {
     ["rm -rf /", undefined]
   ] as const)("%s → %s", (command, key) => {
     expect(classify(command).grantKey).toBe(key)
-  })
-})
-
-describe("classifyCommand: speed", () => {
-  const command = [
-    "cd src && git fetch origin && git checkout -b feature/update && npm install --save-dev vitest typescript",
-    "npm run build 2>&1 | tee build.log | tail -50",
-    "npx vitest run --reporter=verbose test/unit 2>&1 | grep -E '(PASS|FAIL)' | head -100",
-    'for f in $(git diff --name-only HEAD~1); do echo "== $f"; wc -l "$f"; head -n 20 "$f"; done',
-    "find . -name '*.ts' -not -path './node_modules/*' -exec grep -l TODO {} + | xargs -r sed -n '1,3p'",
-    "cat > summary.txt <<EOF\nSummary: $(git log --oneline -5)\nEOF\necho done"
-  ].join(" && ")
-
-  /** Milliseconds per run: the best of several batches, so other work on the machine does not count. */
-  const perRun = (run: () => unknown): number => {
-    for (let i = 0; i < 300; i++) run()
-    let best = Number.POSITIVE_INFINITY
-    for (let batch = 0; batch < 10; batch++) {
-      const start = performance.now()
-      for (let i = 0; i < 50; i++) run()
-      best = Math.min(best, (performance.now() - start) / 50)
-    }
-    return best
-  }
-
-  it("parses and analyzes a long command line in well under a millisecond", () => {
-    expect(command.length).toBeGreaterThan(500)
-    expect(perRun(() => analyzeCommandLine(command, { workspace: ws, home }))).toBeLessThan(1)
-  })
-
-  it("stays fast with the fence lookups (one per distinct path)", () => {
-    // Real-path lookups are syscalls: the bound is loose so a busy machine does not fail it.
-    expect(perRun(() => classify(command))).toBeLessThan(5)
   })
 })
