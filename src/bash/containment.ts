@@ -16,44 +16,23 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
+import { openLibc } from "../files/libc.ts"
 import { ownPidFile, runDirectory, writePidFile, type PidRecord } from "./pid-file.ts"
 import { instancePrefix, markSubreaper, processStart, taggedProcesses } from "./process-tree.ts"
 
 const PR_SET_CHILD_SUBREAPER = 36
 
-interface FfiModule {
-  readonly dlopen: (
-    name: string,
-    symbols: Record<string, { readonly args: ReadonlyArray<string>; readonly returns: string }>
-  ) => { readonly symbols: Record<string, (...args: ReadonlyArray<number>) => number> }
-}
-
-
 /** Makes this process a child subreaper when it runs in Bun on Linux; false elsewhere or on failure. */
-const becomeSubreaper = async (): Promise<boolean> => {
-  const bun = (globalThis as { readonly Bun?: unknown }).Bun
-  if (process.platform !== "linux" || bun === undefined) return false
-  // A variable keeps bundlers and vitest (Node) from resolving the module at build time.
-  const moduleName = "bun:ffi"
-  try {
-    const ffi = (await import(moduleName)) as FfiModule
-    for (const libc of ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"]) {
-      try {
-        const lib = ffi.dlopen(libc, { prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" } })
-        return lib.symbols["prctl"]!(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) === 0
-      } catch {
-        // Not this libc's name: try the next.
-      }
-    }
-  } catch {
-    // No bun:ffi in this build: the environment tags alone contain the processes.
-  }
-  return false
+const becomeSubreaper = (): boolean => {
+  if (process.platform !== "linux") return false
+  // No bun:ffi (Node, a build without it): the environment tags alone contain the processes.
+  const libc = openLibc({ prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" } })
+  return libc !== undefined && libc.symbols.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) === 0
 }
 
 const prepared = Effect.cached(
-  Effect.promise(async () => {
-    if (await becomeSubreaper()) markSubreaper()
+  Effect.sync(() => {
+    if (becomeSubreaper()) markSubreaper()
   })
 )
 

@@ -35,7 +35,12 @@ interface Libc {
   readonly ignore: (signal: number) => number
 }
 
-/** libc through bun:ffi; undefined where that is not possible (Node). */
+/**
+ * libc through bun:ffi; undefined where that is not possible (Node). Not src/files/libc.ts's
+ * loader: this module is a chunk of its own (src/main.ts imports it for `__sandbox-supervisor`),
+ * and a module it shared with the start-up code would be split into a chunk of its own that
+ * `crystal run` then loads too (test/unit/startup-bundle.test.ts).
+ */
 const loadLibc = async (): Promise<Libc | undefined> => {
   if ((globalThis as { readonly Bun?: unknown }).Bun === undefined) return undefined
   const moduleName = "bun:ffi"

@@ -22,7 +22,8 @@ import {
   listPromptDirs,
   PromptChangeError,
   readManifestOrSkip,
-  readPromptTextFile,
+  manifestTitle,
+  readPromptTextFiles,
   writeManifestChanges,
   type ManifestChanges,
   type PromptFile,
@@ -103,17 +104,13 @@ const discoverIn = (
   for (const entry of listPromptDirs(root, "prompt attachment", skippedHere, notes)) {
     const manifest = readManifestOrSkip(entry, "prompt attachment", confinedTo, skippedHere, notes)
     if (manifest === undefined) continue
-    const files: Partial<Record<AttachablePrompt, PromptFile>> = {}
-    for (const name of attachablePrompts) {
-      const file = readPromptTextFile(entry.dir, name, confinedTo, notes)
-      if (file !== undefined) files[name] = file
-    }
+    const files = readPromptTextFiles(entry.dir, attachablePrompts, confinedTo, notes)
     found.push({
       id: entry.id,
       source,
       dir: entry.dir,
       manifest,
-      title: manifest.name !== undefined && manifest.name.trim() !== "" ? manifest.name : entry.id,
+      title: manifestTitle(manifest, entry.id),
       description: manifest.description,
       enabled: manifest.enabled,
       order: manifest.order,

@@ -6,62 +6,34 @@
  * (tzset and localtime_r through bun:ffi: ~2 ms with loading it, a few µs after); anywhere else
  * (vitest under Node, Windows), or when that fails, Date does.
  */
-
-interface FfiModule {
-  readonly dlopen: (
-    name: string,
-    symbols: Record<string, { readonly args: ReadonlyArray<string>; readonly returns: string }>
-  ) => { readonly symbols: Record<string, (...args: ReadonlyArray<unknown>) => unknown> }
-  readonly ptr: (view: ArrayBufferView) => unknown
-}
+import { openLibc } from "../files/libc.ts"
 
 type Offset = (now: Date) => number | undefined
-
-const libcNames: Partial<Record<NodeJS.Platform, ReadonlyArray<string>>> = {
-  linux: ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"],
-  darwin: ["libSystem.B.dylib"]
-}
 
 /** struct tm on 64-bit glibc, musl and macOS: nine ints, padding, then long tm_gmtoff at byte 40. */
 const gmtoffIndex = 5
 const maxOffsetSeconds = 18 * 3600
 
-const openLibc = (): Offset | undefined => {
-  const names = libcNames[process.platform]
-  // import.meta.require is Bun's synchronous require; Node has none.
-  const require = (import.meta as { readonly require?: (id: string) => unknown }).require
-  if (names === undefined || (globalThis as { readonly Bun?: unknown }).Bun === undefined || require === undefined) return undefined
-  let ffi: FfiModule
-  try {
-    ffi = require("bun:ffi") as FfiModule
-  } catch {
-    return undefined
+const openClock = (): Offset | undefined => {
+  const libc = openLibc({ tzset: { args: [], returns: "void" }, localtime_r: { args: ["ptr", "ptr"], returns: "ptr" } })
+  if (libc === undefined) return undefined
+  const seconds = new BigInt64Array(1)
+  const tm = new BigInt64Array(8)
+  return (now) => {
+    seconds[0] = BigInt(Math.floor(now.getTime() / 1000))
+    // tzset: TZ as the environment has it now, as Date would see it.
+    libc.symbols.tzset()
+    if (!libc.symbols.localtime_r(libc.ptr(seconds), libc.ptr(tm))) return undefined
+    const offset = Number(tm[gmtoffIndex])
+    return Number.isInteger(offset) && Math.abs(offset) <= maxOffsetSeconds ? offset / 60 : undefined
   }
-  for (const name of names) {
-    try {
-      const { symbols } = ffi.dlopen(name, { tzset: { args: [], returns: "void" }, localtime_r: { args: ["ptr", "ptr"], returns: "ptr" } })
-      const seconds = new BigInt64Array(1)
-      const tm = new BigInt64Array(8)
-      return (now) => {
-        seconds[0] = BigInt(Math.floor(now.getTime() / 1000))
-        // tzset: TZ as the environment has it now, as Date would see it.
-        symbols["tzset"]?.()
-        if (!symbols["localtime_r"]?.(ffi.ptr(seconds), ffi.ptr(tm))) return undefined
-        const offset = Number(tm[gmtoffIndex])
-        return Number.isInteger(offset) && Math.abs(offset) <= maxOffsetSeconds ? offset / 60 : undefined
-      }
-    } catch {
-      // Not this library's name: try the next.
-    }
-  }
-  return undefined
 }
 
 let libc: Offset | undefined | null = null
 
 /** Where the offset comes from in this process: "libc" (the fast path) or "date". */
 export const localClockSource = (): "libc" | "date" => {
-  if (libc === null) libc = openLibc()
+  if (libc === null) libc = openClock()
   return libc === undefined ? "date" : "libc"
 }
 

@@ -205,6 +205,20 @@ export const readPromptTextFile = (dir: string, base: string, root: ConfinedRoot
   return undefined
 }
 
+/** Each of `names` read as readPromptTextFile reads one (the files a set or an attachment folder holds). */
+export const readPromptTextFiles = <N extends string>(dir: string, names: ReadonlyArray<N>, root: ConfinedRoot, notes: Array<string>): Partial<Record<N, PromptFile>> => {
+  const files: Partial<Record<N, PromptFile>> = {}
+  for (const name of names) {
+    const file = readPromptTextFile(dir, name, root, notes)
+    if (file !== undefined) files[name] = file
+  }
+  return files
+}
+
+/** What a folder is called where it is listed: its manifest's name, else its folder's. */
+export const manifestTitle = (manifest: { readonly name?: string | undefined }, id: string): string =>
+  manifest.name !== undefined && manifest.name.trim() !== "" ? manifest.name : id
+
 // ---------------------------------------------------------------------------------------------
 // Editing
 

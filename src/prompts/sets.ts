@@ -18,7 +18,8 @@ import {
   listPromptDirs,
   PromptChangeError,
   readManifestOrSkip,
-  readPromptTextFile,
+  manifestTitle,
+  readPromptTextFiles,
   writeManifestChanges,
   type PromptFile,
   type PromptManifest,
@@ -70,16 +71,12 @@ export const discoverPromptSets = (home: string): PromptSetDiscovery => {
     }
     const manifest = readManifestOrSkip(entry, "prompt set", root, skipped, notes)
     if (manifest === undefined) continue
-    const files: Partial<Record<PromptName, PromptFile>> = {}
-    for (const name of promptNames) {
-      const file = readPromptTextFile(entry.dir, name, root, notes)
-      if (file !== undefined) files[name] = file
-    }
+    const files = readPromptTextFiles(entry.dir, promptNames, root, notes)
     sets.push({
       id: entry.id,
       dir: entry.dir,
       manifest,
-      title: manifest.name !== undefined && manifest.name.trim() !== "" ? manifest.name : entry.id,
+      title: manifestTitle(manifest, entry.id),
       description: manifest.description,
       enabled: manifest.enabled,
       files
