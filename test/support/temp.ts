@@ -13,7 +13,9 @@ export const tempDir = async (prefix = "crystal-test-"): Promise<string> => {
 }
 
 afterEach(async () => {
-  await Promise.all(created.splice(0).map((dir) => fs.rm(dir, { recursive: true, force: true })))
+  // A crystal the test just closed (tmux kill-session) may still be writing its history or session
+  // as it exits: rm then meets a folder that filled again (ENOTEMPTY), so it tries again a few times.
+  await Promise.all(created.splice(0).map((dir) => fs.rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })))
 })
 
 /** Writes files given as { "relative/path": "content" } under `root`. */
