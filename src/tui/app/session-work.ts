@@ -12,6 +12,7 @@ import { runTurn, type UserInput } from "../../engine/turn.ts"
 import { selectPromptSet } from "../../prompts/sets.ts"
 import { Providers } from "../../providers/providers.ts"
 import { saveLateTitle } from "../../session/late-title.ts"
+import { SessionStore } from "../../session/store.ts"
 import type { StatusInfo } from "../status-line.ts"
 import type { TurnView } from "../turn-view.ts"
 
@@ -36,8 +37,9 @@ const nameInBackground = (host: Host, running: Session, id: string, titles: Scop
           Effect.zipRight(target.flush)
         )
       }
-      // Closed: never write from the stale in-memory copy; the file as it is now, under its lock.
-      return saveLateTitle(now.prepared.store, id, title)
+      // Closed: never write from the stale in-memory copy; the file as it is now, under its lock,
+      // through the current session's store (which redacts what it writes).
+      return saveLateTitle(Context.get(now.session.services, SessionStore), id, title)
     }),
     Effect.ignore,
     Effect.forkIn(titles)
