@@ -1,7 +1,8 @@
 /**
  * `crystal sessions list|show|export|delete` (SPEC E4): saved sessions outside a session. Tables by
  * default, `--format text` for tab-separated lines; a problem is one line on stderr with exit code
- * 1 (2 for flags that do not go together). Unreadable session files are reported, never touched.
+ * 1 (2 for flags that do not go together, or a broken config.json, read for the secrets that what
+ * is printed or exported is redacted of). Unreadable session files are reported, never touched.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
