@@ -116,6 +116,20 @@ describe.each(Object.keys(protocols) as Array<keyof typeof protocols>)("a key in
   })
 })
 
+describe("a provider's error that quotes a key", () => {
+  it("ends the run without showing it, in text and in JSON", async () => {
+    const { sandbox, fake, env } = await sandboxFor("openai-chat")
+    const refusal = { kind: "error" as const, status: 400, message: `Invalid value for 'metadata': ${key}` }
+    fake.script([refusal, refusal])
+    const text = await runCrystal(sandbox, ["run", "hello"], { env })
+    const json = await runCrystal(sandbox, ["run", "--format", "json", "hello"], { env })
+    expect(text.code).not.toBe(0)
+    expect(text.stderr).toContain("Invalid value for 'metadata': [redacted]")
+    expect(jsonLines(json.stdout).find((event) => event["type"] === "error")?.["message"]).toContain("Invalid value for 'metadata': [redacted]")
+    expect(leakingOutputs({ text, json })).toEqual([])
+  })
+})
+
 describe("a saved session that holds a key (written before it was known)", () => {
   it("is listed, shown and exported without it, when the key is known now", async () => {
     const { sandbox, fake, env } = await sandboxFor("openai-chat")
@@ -143,7 +157,7 @@ describe("a saved session that holds a key (written before it was known)", () =>
 const isTitleRequest = (request: RecordedRequest) => JSON.stringify(request.body).includes("Name this coding session")
 
 describe.runIf(tmuxAvailable())("a key in the model's own text, in the terminal UI", () => {
-  it("shows none on the screen and stores none: streamed answer, tool call, todo list, title", async () => {
+  it("shows none on the screen and stores none: streamed answer, tool call, todo list, title, a provider's error", async () => {
     const { sandbox, fake, env } = await sandboxFor("openai-chat")
     const title = { text: `Key ${key}` }
     fake.script([
@@ -153,7 +167,8 @@ describe.runIf(tmuxAvailable())("a key in the model's own text, in the terminal 
         toolCalls: [{ name: "todowrite", arguments: { todos: [{ content: `rotate ${key}`, status: "pending", priority: "high" }] } }]
       },
       (request) => (isTitleRequest(request) ? title : { text: `Done with ${key}.` }),
-      (request) => (isTitleRequest(request) ? title : { text: `Done with ${key}.` })
+      (request) => (isTitleRequest(request) ? title : { text: `Done with ${key}.` }),
+      { kind: "error", status: 400, message: `Invalid value for 'metadata': ${key}` }
     ])
     const terminal = openTerminal([crystalBinary, "--approval", "full"], { cwd: sandbox.workspace, env: { ...sandbox.env, ...env, TERM: "xterm" } })
     cleanups.push(() => terminal.close())
@@ -168,6 +183,10 @@ describe.runIf(tmuxAvailable())("a key in the model's own text, in the terminal 
     expect(leakIn(screen)).toBeUndefined()
     // The title is asked for in the background after the answer.
     for (let tries = 0; tries < 100 && !fake.requests.some(isTitleRequest); tries++) await new Promise((resolve) => setTimeout(resolve, 50))
+    // A provider's refusal that quotes the key.
+    terminal.type("again")
+    terminal.press("Enter")
+    expect(leakIn(await terminal.waitFor(/Invalid value for 'metadata': \[redacted\]/))).toBeUndefined()
     terminal.press("C-d")
     const end = await terminal.waitFor(/EXIT=0/)
     expect(leakIn(end)).toBeUndefined()
