@@ -129,7 +129,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
   Effect.gen(function* () {
     yield* lockSession(prepared)
     scheduleReaping(prepared.paths.home)
-    // Computed on the first read (the first tool call, usually), not on the way to the first request.
+    // Computed on the first read: the first save of the session (write-behind, once the operator's
+    // message is in), the first event shown, or the first tool call, whichever comes first.
     const redactor = yield* Redactor.make(() => [...secretValues(prepared.config, host.env), ...secretValues(prepared.config, process.env)])
     // Everything this session writes of itself, and everything it shows, is redacted of its secrets.
     const store = Context.make(SessionStore, redactingStore(prepared.store, redactor.secrets))
