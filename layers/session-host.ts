@@ -39,7 +39,9 @@ import type { RendererShape } from "../src/engine/renderer.ts"
 import type { SessionDocument } from "../src/session/document.ts"
 import type { ExportResult } from "../src/session/export.ts"
 import { lockHolder } from "../src/session/lock.ts"
-import type { SessionError, SessionListing } from "../src/session/store.ts"
+import { SessionStore, type SessionError, type SessionListing } from "../src/session/store.ts"
+import { redactDocument } from "../src/session/redact-document.ts"
+import { Redactor } from "../src/secrets/redactor.ts"
 import { recentWorkspaces, type RecentWorkspace } from "../src/session/workspaces.ts"
 
 /** What a switch can fail with; the session in use goes on. */
@@ -135,7 +137,8 @@ const preparing = (first: PreparedSession, options: SessionHostOptions) => {
           Effect.flatMap((found) => resumed(found.id, running.prepared.document.workspace))
         )
       case "fork":
-        return running.prepared.store.fork(doc).pipe(Effect.flatMap((copy) => resumed(copy.id, copy.workspace)))
+        // The session's own store: the copy is written redacted of its secrets, like its saves.
+        return Context.get(running.session.services, SessionStore).fork(doc).pipe(Effect.flatMap((copy) => resumed(copy.id, copy.workspace)))
       case "space":
         return inWorkspace("/space", doc.workspace, to.dir).pipe(Effect.flatMap((workspace) => fresh(doc, workspace)))
       case "cd":
@@ -223,7 +226,9 @@ const makeSessionHost = (first: PreparedSession, options: SessionHostOptions): E
         return yield* withRunning((running) =>
           Effect.gen(function* () {
             yield* conversationOf(running).flush
-            const doc = yield* conversationOf(running).document
+            // What the session file holds: the conversation in memory redacted of the session's secrets.
+            const secrets = yield* Context.get(running.session.services, Redactor).secrets
+            const doc = redactDocument(secrets, yield* conversationOf(running).document)
             const exporter = yield* Effect.promise(() => import("../src/session/export.ts"))
             const target = file === undefined ? exporter.defaultExportFile(doc.workspace, doc.id) : path.resolve(doc.workspace, file)
             return yield* exporter.exportSession(doc, Context.get(running.session.services, MediaStore), target)

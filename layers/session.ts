@@ -20,6 +20,7 @@ import { Compactor, makeCompactor } from "../src/engine/compactor.ts"
 import { Conversation, type ConversationShape } from "../src/engine/conversation.ts"
 import { Operator, type OperatorShape } from "../src/engine/operator.ts"
 import { Renderer, type RendererShape } from "../src/engine/renderer.ts"
+import { redactingRenderer } from "../src/engine/redacting-renderer.ts"
 import { makeReviewer } from "../src/engine/reviewer.ts"
 import { makeSessionControls, type SessionControls } from "../src/engine/session-controls.ts"
 import { nameSession, needsTitle } from "../src/engine/titler.ts"
@@ -32,6 +33,7 @@ import { PluginLoader, type PluginLoaderShape } from "../src/plugins/plugin-load
 import type { SessionDocument } from "../src/session/document.ts"
 import { acquireSessionLock, SessionLocked } from "../src/session/lock.ts"
 import { SessionStore } from "../src/session/store.ts"
+import { redactingStore } from "../src/session/redacting-store.ts"
 import { bashSettings } from "../src/tools/bash-session.ts"
 import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
 import { readWorkspaceMcp, startMcpServers, trustedWorkspaceServers } from "./session-mcp.ts"
@@ -127,15 +129,18 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
   Effect.gen(function* () {
     yield* lockSession(prepared)
     scheduleReaping(prepared.paths.home)
-    // Computed on the first read (the first tool call, usually), not on the way to the first request.
+    // Computed on the first read: the first save of the session (write-behind, once the operator's
+    // message is in), the first event shown, or the first tool call, whichever comes first.
     const redactor = yield* Redactor.make(() => [...secretValues(prepared.config, host.env), ...secretValues(prepared.config, process.env)])
-    const store = Context.make(SessionStore, prepared.store)
+    // Everything this session writes of itself, and everything it shows, is redacted of its secrets.
+    const store = Context.make(SessionStore, redactingStore(prepared.store, redactor.secrets))
+    const renderer = redactingRenderer(host.renderer, redactor)
     const conversation = yield* Conversation.make(prepared.document).pipe(Effect.provide(store))
     const providers = yield* Providers.make({ config: prepared.config, configFile: prepared.paths.configFile, env: host.env, initial: prepared.model })
     const plugins = PluginLoader.make({
       plugins: prepared.plugins?.plugins ?? [],
       loadNotes: prepared.plugins?.notes ?? [],
-      note: host.renderer.note,
+      note: renderer.note,
       configFile: prepared.paths.configFile
     })
     const resolver = PromptResolver.make({
@@ -159,7 +164,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     // Started now, in parallel with the rest; the first turn waits for them (bounded).
     const mcp = yield* startMcpServers(prepared, { policy, redactor, env: host.env, baseEnv: bash.env, workspaceServers: trustedWorkspaceServers(workspaceMcp, trust),
       operator: host.operator,
-      note: (text) => Effect.runFork(host.renderer.note(text)),
+      note: (text) => Effect.runFork(renderer.note(text)),
       providers,
       hooks: plugins.hooks.idle ? undefined : plugins.hooks
     })
@@ -187,7 +192,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       Context.add(Conversation, conversation),
       Context.add(Toolbox, toolbox),
       Context.add(Compactor, makeSessionCompactor(prepared, providers, resolver, conversation, plugins)),
-      Context.add(Renderer, host.renderer),
+      Context.add(Renderer, renderer),
       Context.add(Operator, host.operator),
       Context.add(PluginLoader, plugins),
       Context.add(Redactor, redactor)

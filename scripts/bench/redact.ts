@@ -9,18 +9,26 @@
  *     each chunk for every secret's bytes (the least any exact stream redaction costs).
  *   - per call: the Redactor's `redact` on a 200-byte result inside a fiber (as the executor calls
  *     it) vs redactText on the same value: what the service adds to every tool call.
+ *   - per delta (issue 30): a 20,000-delta answer through the turn's shown stream (turn-stream.ts:
+ *     redactingText, in Effect, into a renderer that keeps the text) vs the same deltas handed
+ *     straight to that renderer, as the turn did before; and redactingText alone.
+ *   - per save (issue 30): the session document redaction (redact-document.ts) of a 2,000-item
+ *     session, the first save (every item) and the next (one item more, the rest remembered), vs
+ *     the JSON.stringify every save does anyway.
  * Usage: bun scripts/bench/redact.ts [--runs N]
  */
 import * as Effect from "effect/Effect"
+import { shownStream } from "../../src/engine/turn-stream.ts"
+import type { ModelEvent } from "../../src/providers/model-client.ts"
 import { REDACTED, redactingSink, redactText } from "../../src/secrets/redact.ts"
 import { Redactor } from "../../src/secrets/redactor.ts"
 import { Secrets } from "../../src/secrets/secrets.ts"
-import { median, ms, ratio } from "./measure.ts"
+import { redactingText } from "../../src/secrets/text-stream.ts"
+import type { SessionDocument } from "../../src/session/document.ts"
+import type { TranscriptItem } from "../../src/session/items.ts"
+import { makeDocumentRedaction } from "../../src/session/redact-document.ts"
+import { flag, median, ms, ratio } from "./measure.ts"
 
-const flag = (name: string, fallback: number): number => {
-  const at = process.argv.indexOf(name)
-  return at > 0 ? Number(process.argv[at + 1]) : fallback
-}
 const runs = flag("--runs", 15)
 
 const values: readonly [string, string, string, ...Array<string>] = [
@@ -84,8 +92,63 @@ const perCall = (viaService: boolean) => () => {
   for (let i = 0; i < 10_000; i++) redactText(secrets, small)
 }
 
+/** A model's answer as stream.ts scripts it, one word a delta, with a key in it now and then. */
+const deltaCount = 20_000
+const deltas: ReadonlyArray<ModelEvent> = Array.from({ length: deltaCount }, (_, i) => ({
+  type: "text_delta" as const,
+  text: i % 5000 === 7 ? ` ${values[0]}` : i % 12 === 11 ? " end.\n" : ` word${i % 7}`
+}))
+/** What a renderer minimally does with a delta: keeps it. */
+const answer = () => {
+  const parts: Array<string> = []
+  return { parts, textDelta: (piece: string) => Effect.sync(() => void parts.push(piece)), reasoningDelta: () => Effect.void }
+}
+const direct = () => {
+  const view = answer()
+  Effect.runSync(Effect.forEach(deltas, (event) => (event.type === "text_delta" ? view.textDelta(event.text) : Effect.void), { discard: true }))
+  return view.parts
+}
+const shown = () => {
+  const view = answer()
+  const stream = shownStream(view, redactor.secrets)
+  Effect.runSync(Effect.zipRight(Effect.forEach(deltas, stream.show, { discard: true }), stream.end))
+  return view.parts
+}
+const textOnly = () => {
+  const stream = redactingText(secrets)
+  for (const event of deltas) if (event.type === "text_delta") stream.push(event.text)
+  stream.end()
+}
+
+/** A long session: turns of a question, an answer with a call, and a 1 KiB result. */
+const items: Array<TranscriptItem> = Array.from({ length: 2000 }, (_, i): TranscriptItem => {
+  if (i % 3 === 0) return { _tag: "user", id: `u${i}`, text: `question ${i} about /api/v1/items/${i}` }
+  if (i % 3 === 1) {
+    return { _tag: "assistant", id: `a${i}`, model: "m", text: `Looking at item ${i}.`, toolCalls: [{ id: `c${i}`, name: "bash", arguments: { command: `curl /api/v1/items/${i}` } }] }
+  }
+  return { _tag: "tool_result", id: `r${i}`, callId: `c${i - 1}`, name: "bash", text: makeText(1024), isError: false }
+})
+const session: SessionDocument = {
+  version: 1, id: "bench", createdAt: "", updatedAt: "", workspace: "/w", model: "m", mode: "work", approval: "default",
+  system: "You are a coding agent.".repeat(400), items, usage: { inputTokens: 0, outputTokens: 0 }
+}
+const oneMore: SessionDocument = { ...session, items: [...items, { _tag: "note", id: "n", text: "one more" }] }
+const saves = () => {
+  const redaction = makeDocumentRedaction()
+  const first = time(() => redaction(secrets, session))
+  const next = time(() => redaction(secrets, oneMore))
+  return { first, next }
+}
+
 if (redactText(secrets, text).includes(values[0])) throw new Error("the benchmark's text was not redacted")
-const samples = { bare: [] as Array<number>, text: [] as Array<number>, service: [] as Array<number>, pass: [] as Array<number>, sink: [] as Array<number>, call: [] as Array<number>, fn: [] as Array<number> }
+if (shown().join("").includes(values[0]) || direct().join("") !== deltas.map((event) => (event.type === "text_delta" ? event.text : "")).join("")) {
+  throw new Error("the benchmark's deltas were not redacted")
+}
+const samples = {
+  bare: [] as Array<number>, text: [] as Array<number>, service: [] as Array<number>, pass: [] as Array<number>, sink: [] as Array<number>,
+  call: [] as Array<number>, fn: [] as Array<number>, direct: [] as Array<number>, shown: [] as Array<number>, textOnly: [] as Array<number>,
+  stringify: [] as Array<number>, firstSave: [] as Array<number>, nextSave: [] as Array<number>
+}
 for (let run = 0; run < runs; run++) {
   samples.bare.push(time(() => bareReplace(text)))
   samples.text.push(time(() => redactText(secrets, text)))
@@ -94,9 +157,21 @@ for (let run = 0; run < runs; run++) {
   samples.sink.push(time(stream(true)))
   samples.fn.push(time(perCall(false)))
   samples.call.push(time(perCall(true)))
+  samples.direct.push(time(direct))
+  samples.shown.push(time(shown))
+  samples.textOnly.push(time(textOnly))
+  samples.stringify.push(time(() => JSON.stringify(session)))
+  const { first, next } = saves()
+  samples.firstSave.push(first)
+  samples.nextSave.push(next)
 }
 const m = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)])) as Record<keyof typeof samples, number>
 console.log(`redaction, ${runs} runs, medians (6 secrets)`)
 console.log(`  8 MiB text   bare split/join ${ms(m.bare)}   redactText ${ms(m.text)} (${ratio(m.text, m.bare)})   via Redactor ${ms(m.service)} (${ratio(m.service, m.bare)})`)
 console.log(`  32 MiB stream  bare search ${ms(m.pass)}   redactingSink ${ms(m.sink)} (${ratio(m.sink, m.pass)}; ${(32 / (m.sink / 1000)).toFixed(0)} MiB/s)`)
 console.log(`  10k small results  redactText ${ms(m.fn)}   Redactor.redact ${ms(m.call)} (${ratio(m.call, m.fn)}; +${(((m.call - m.fn) / 10_000) * 1000).toFixed(2)} µs a call)`)
+const perDelta = (value: number): string => `${((value / deltaCount) * 1000).toFixed(2)} µs a delta`
+console.log(
+  `  ${deltaCount} deltas  straight to the renderer ${ms(m.direct)} (${perDelta(m.direct)})   through the shown stream ${ms(m.shown)} (${ratio(m.shown, m.direct)}; +${(((m.shown - m.direct) / deltaCount) * 1000).toFixed(2)} µs a delta)   redactingText alone ${ms(m.textOnly)} (${perDelta(m.textOnly)})`
+)
+console.log(`  2,000-item session  JSON.stringify ${ms(m.stringify)}   redaction: first save ${ms(m.firstSave)} (${ratio(m.firstSave, m.stringify)})   next save ${ms(m.nextSave)} (${ratio(m.nextSave, m.stringify)})`)

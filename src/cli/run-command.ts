@@ -1,4 +1,5 @@
 /** `crystal run [PROMPT]` (and a piped `crystal`): one turn loop, then exit with a code that says how it went. */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { headlessOperator } from "../../layers/headless.ts"
 import { startupComplete } from "../../layers/runtime.ts"
@@ -8,6 +9,7 @@ import { ConfigError } from "../config/errors.ts"
 import type { RendererShape } from "../engine/renderer.ts"
 import { attachImageFile, requireImageModel } from "../engine/attach-image.ts"
 import { runTurn, type UserInput } from "../engine/turn.ts"
+import { Redactor } from "../secrets/redactor.ts"
 import type { OutputFormat, SessionFlags } from "./flags.ts"
 import { prepareSession } from "../../layers/prepare.ts"
 import { isTerminal, readStdin } from "./prompt-input.ts"
@@ -71,10 +73,14 @@ const withImages = (text: string, files: ReadonlyArray<string>) =>
 export const runCommand = (prompt: string | undefined, flags: SessionFlags): Effect.Effect<number> =>
   Effect.gen(function* () {
     const view = yield* rendererFor(flags.format)
+    // What ends the run is said with the session's secrets redacted once there is one: a provider's
+    // error message can quote a key (the session's own renderer redacts everything else).
+    let redact = (message: string): Effect.Effect<string> => Effect.succeed(message)
     const program = Effect.gen(function* () {
       const text = yield* promptText(prompt)
       const prepared = yield* prepareSession(flags, process.cwd(), process.env)
       const session = yield* startSession(prepared, { env: process.env, renderer: view, operator: headlessOperator })
+      redact = Context.get(session.services, Redactor).redact
       yield* view.sessionStarted({
         id: prepared.document.id,
         model: prepared.model.ref,
@@ -96,8 +102,6 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
     })
     return yield* program.pipe(
       Effect.scoped,
-      Effect.catchAll((error) =>
-        view.failed(error.message).pipe(Effect.as(exitCode(error)))
-      )
+      Effect.catchAll((error) => Effect.flatMap(redact(error.message), view.failed).pipe(Effect.as(exitCode(error))))
     )
   })

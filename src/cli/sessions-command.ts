@@ -1,7 +1,8 @@
 /**
  * `crystal sessions list|show|export|delete` (SPEC E4): saved sessions outside a session. Tables by
  * default, `--format text` for tab-separated lines; a problem is one line on stderr with exit code
- * 1 (2 for flags that do not go together). Unreadable session files are reported, never touched.
+ * 1 (2 for flags that do not go together, or a broken config.json, read for the secrets that what
+ * is printed or exported is redacted of). Unreadable session files are reported, never touched.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -14,6 +15,11 @@ import type { SessionDocument } from "../session/document.ts"
 import { makeMediaStore } from "../media/media-store.ts"
 import { buildExport, defaultExportFile, exportSession } from "../session/export.ts"
 import { makeSessionStore, type SessionSummary } from "../session/store.ts"
+import { redactDocument } from "../session/redact-document.ts"
+import { secretValues } from "../bash/shell-env.ts"
+import { loadConfig } from "../config/load.ts"
+import { redactText } from "../secrets/redact.ts"
+import { Secrets } from "../secrets/secrets.ts"
 import { inertJson } from "../terminal/inert.ts"
 import { writeInertStderr, writeInertStdout, writeStdout } from "../terminal/output.ts"
 import { formatOption, handle, homeFrom, homeOption, isDirectory, printFields, printRows, UsageError } from "./listing.ts"
@@ -22,6 +28,15 @@ import { clip } from "../text/clip.ts"
 const homeDir = (home: Option.Option<string>): Effect.Effect<string> => Effect.sync(() => homeFrom(home))
 
 const storeIn = (home: Option.Option<string>) => Effect.map(homeDir(home), (dir) => makeSessionStore(path.join(dir, "sessions")))
+
+/**
+ * The secrets a session started here would know (config.json's key variables and exclusions, in
+ * this environment). What these commands print or export of a saved session is redacted of them
+ * again: a file saved before sessions were redacted, or by a session that did not know a key
+ * known now, shows none.
+ */
+const secretsIn = (homePath: string) =>
+  Effect.map(loadConfig(path.join(homePath, "config.json")), (loaded) => new Secrets(secretValues(loaded.config, process.env)))
 
 const idArg = Args.text({ name: "ID" }).pipe(Args.withDescription("A session id, or an unambiguous prefix of one"))
 
@@ -48,12 +63,19 @@ const list = (setExitCode: (code: number) => void) =>
         Effect.gen(function* () {
           if (all && Option.isSome(workspace)) throw new UsageError("--all and --workspace cannot be used together")
           const store = yield* storeIn(home)
+          const secrets = yield* secretsIn(yield* homeDir(home))
           const dir = Option.getOrElse(workspace, () => process.cwd())
           if (!isDirectory(dir)) throw new UsageError(`--workspace ${dir}: not an accessible directory`)
           const filter = all ? undefined : fs.realpathSync(dir)
           const listing = yield* store.list(filter)
           reportUnreadable(listing.unreadable)
-          const cells = (session: SessionSummary) => [session.id, time(session.updatedAt), String(session.messageCount), session.model, session.title ?? "(untitled)"]
+          const cells = (session: SessionSummary) => [
+            session.id,
+            time(session.updatedAt),
+            String(session.messageCount),
+            session.model,
+            session.title === undefined ? "(untitled)" : redactText(secrets, session.title)
+          ]
           if (format === "text") {
             printRows("text", [], listing.sessions.map((session) => [...cells(session), session.workspace]))
           } else if (listing.sessions.length === 0) {
@@ -90,7 +112,7 @@ const show = (setExitCode: (code: number) => void) =>
     handle(setExitCode)(() =>
       Effect.gen(function* () {
         const store = yield* storeIn(home)
-        const doc = yield* store.load(id)
+        const doc = redactDocument(yield* secretsIn(yield* homeDir(home)), yield* store.load(id))
         const todos = doc.todos ?? []
         printFields(format, [
           ["Id", doc.id],
@@ -128,7 +150,7 @@ const exportCommand = (setExitCode: (code: number) => void) =>
       handle(setExitCode)(() =>
         Effect.gen(function* () {
           const homePath = yield* homeDir(home)
-          const doc = yield* makeSessionStore(path.join(homePath, "sessions")).load(id)
+          const doc = redactDocument(yield* secretsIn(homePath), yield* makeSessionStore(path.join(homePath, "sessions")).load(id))
           const media = makeMediaStore(path.join(homePath, "media"))
           const missingNote = (missing: ReadonlyArray<string>) => {
             if (missing.length > 0) writeInertStderr(`crystal: ${missing.length} image(s) exported without their bytes (media file missing or changed): ${missing.join(", ")}\n`)

@@ -23,6 +23,8 @@ import { executeToolCall } from "./executor.ts"
 import { Operator } from "./operator.ts"
 import { refuseOversizedMessage } from "./oversized-message.ts"
 import { Renderer } from "./renderer.ts"
+import { shownStream } from "./turn-stream.ts"
+import { Redactor } from "../secrets/redactor.ts"
 import { rejectedImageRetry } from "./rejected-image.ts"
 import { PluginLoader } from "../plugins/plugin-loader.ts"
 import { heldImages, requestImages, withImages } from "./request-images.ts"
@@ -137,6 +139,7 @@ const respond = (settings: TurnSettings) => Effect.gen(function* () {
     )
     const request = outbound.changed ? yield* withImages(outbound.request) : outbound.request
     const draft = new ResponseDraft()
+    const shown = shownStream(renderer, (yield* Redactor).secrets)
     const events = retryStream(() => client.stream(request), {
       ...(settings.maxRetryWaitSeconds === undefined ? {} : { maxRetryAfterMs: settings.maxRetryWaitSeconds * 1000 }),
       onRetry: (info) =>
@@ -150,10 +153,9 @@ const respond = (settings: TurnSettings) => Effect.gen(function* () {
     yield* events.pipe(
       Stream.runForEach((event) => {
         draft.apply(event)
-        if (event.type === "text_delta") return renderer.textDelta(event.text)
-        if (event.type === "reasoning_delta") return renderer.reasoningDelta(event.text)
-        return Effect.void
+        return shown.show(event)
       }),
+      Effect.ensuring(shown.end),
       Effect.onExit((exit) =>
         Exit.isSuccess(exit) || draft.isEmpty()
           ? Effect.void

@@ -3,7 +3,8 @@
  * session document as saved, under a format marker, with the bytes of every image it references
  * inlined as base64 `data` when its media file (~/.crystal/media/<sha256>) is there and still holds
  * those bytes; an image whose file is missing or changed keeps its reference without bytes and is
- * named in the result. A session never holds API keys, so neither does its export.
+ * named in the result. The document given is the one to write: the session host and `crystal
+ * sessions export` pass it redacted of the session's secrets (redact-document.ts).
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"

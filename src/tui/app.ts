@@ -17,6 +17,7 @@ import type { SessionFlags } from "../cli/flags.ts"
 import type { SessionLocked } from "../session/lock.ts"
 import { colorWanted, loadPalette } from "../terminal/colors.ts"
 import { greeting } from "./app/announce.ts"
+import { committing } from "./app/command-context.ts"
 import { readInput, type AppInput } from "./app/input.ts"
 import { makeLiveRegion } from "./app/live.ts"
 import { makeApp } from "./app/perform.ts"
@@ -62,7 +63,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
     terminal.onResize(live.render)
 
     live.commit(greeting(host.current(), palette))
-    if (prepared.resumed) live.commit(recap(prepared.document.items, palette, terminal.columns()))
+    if (prepared.resumed) committing(live)(host.current().session, recap(prepared.document.items, palette, terminal.columns()))
     yield* app.refreshStatus
     startupComplete()
     const ticker = yield* Effect.forkScoped(Effect.forever(Effect.delay(app.tick, "100 millis")))

@@ -1,10 +1,14 @@
 /** What slash commands get from the app: the session host, the dialogs, a place to print, the way out. */
-import type * as Effect from "effect/Effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type { Session } from "../../../layers/session.ts"
 import type { SessionHostShape } from "../../../layers/session-host.ts"
 import type { Palette } from "../../terminal/colors.ts"
 import type { CommandContext } from "../commands.ts"
 import type { Dialogs } from "../dialogs.ts"
 import { recap } from "../recap.ts"
+import { redactText } from "../../secrets/redact.ts"
+import { Redactor } from "../../secrets/redactor.ts"
 import { switchedTo } from "./announce.ts"
 import type { LiveRegion } from "./live.ts"
 import type { Store } from "./store.ts"
@@ -21,25 +25,37 @@ export interface CommandContextParts {
   readonly exit: Effect.Effect<void>
 }
 
-export const makeCommandContext = ({ host, dialogs, store, live, palette, columns, disabledTools, exit }: CommandContextParts): CommandContext => ({
-  get controls() {
-    return host.current().session.controls
-  },
-  print: live.commit,
-  palette,
-  exit,
-  disabledTools,
-  host,
-  // The status line follows once the command has ended (the app reads it after every command).
-  switched: (active, how) => {
-    const doc = active.prepared.document
-    if (doc.workspace !== store.get().workspace) store.update({ _tag: "WorkspaceChanged", ...workspaceInputs(active.prepared.paths.home, doc.workspace) })
-    live.commit(switchedTo(active, how, palette))
-    if (how === "resume") live.commit(recap(doc.items, palette, columns()))
-  },
-  pickSession: dialogs.pickSession,
-  pickWorkspace: dialogs.pickWorkspace,
-  sessionId: () => host.current().prepared.document.id,
-  workspace: () => store.get().workspace,
-  mcp: () => host.current().session.mcp
-})
+/**
+ * Commits lines with the session's secrets redacted: what a command prints can quote the model (a
+ * side answer, the todos, a title, a resumed session's recap).
+ */
+export const committing = (live: LiveRegion) => (session: Session, lines: ReadonlyArray<string>) => {
+  const secrets = Effect.runSync(Context.get(session.services, Redactor).secrets)
+  live.commit(lines.map((line) => redactText(secrets, line)))
+}
+
+export const makeCommandContext = ({ host, dialogs, store, live, palette, columns, disabledTools, exit }: CommandContextParts): CommandContext => {
+  const commit = committing(live)
+  return {
+    get controls() {
+      return host.current().session.controls
+    },
+    print: (lines) => commit(host.current().session, lines),
+    palette,
+    exit,
+    disabledTools,
+    host,
+    // The status line follows once the command has ended (the app reads it after every command).
+    switched: (active, how) => {
+      const doc = active.prepared.document
+      if (doc.workspace !== store.get().workspace) store.update({ _tag: "WorkspaceChanged", ...workspaceInputs(active.prepared.paths.home, doc.workspace) })
+      commit(active.session, switchedTo(active, how, palette))
+      if (how === "resume") commit(active.session, recap(doc.items, palette, columns()))
+    },
+    pickSession: dialogs.pickSession,
+    pickWorkspace: dialogs.pickWorkspace,
+    sessionId: () => host.current().prepared.document.id,
+    workspace: () => store.get().workspace,
+    mcp: () => host.current().session.mcp
+  }
+}

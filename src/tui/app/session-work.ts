@@ -8,10 +8,12 @@ import type * as Scope from "effect/Scope"
 import type { Session } from "../../../layers/session.ts"
 import type { SessionHostShape } from "../../../layers/session-host.ts"
 import { Conversation } from "../../engine/conversation.ts"
+import { Renderer } from "../../engine/renderer.ts"
 import { runTurn, type UserInput } from "../../engine/turn.ts"
 import { selectPromptSet } from "../../prompts/sets.ts"
 import { Providers } from "../../providers/providers.ts"
 import { saveLateTitle } from "../../session/late-title.ts"
+import { SessionStore } from "../../session/store.ts"
 import type { StatusInfo } from "../status-line.ts"
 import type { TurnView } from "../turn-view.ts"
 
@@ -36,8 +38,9 @@ const nameInBackground = (host: Host, running: Session, id: string, titles: Scop
           Effect.zipRight(target.flush)
         )
       }
-      // Closed: never write from the stale in-memory copy; the file as it is now, under its lock.
-      return saveLateTitle(now.prepared.store, id, title)
+      // Closed: never write from the stale in-memory copy; the file as it is now, under its lock,
+      // through the current session's store (which redacts what it writes).
+      return saveLateTitle(Context.get(now.session.services, SessionStore), id, title)
     }),
     Effect.ignore,
     Effect.forkIn(titles)
@@ -48,7 +51,8 @@ export const promptTurn = (host: Host, view: TurnView, titles: Scope.Scope, inpu
   const { session, prepared } = host.current()
   return runTurn(input, { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }).pipe(
     Effect.tap((outcome) => (outcome._tag === "Answered" ? nameInBackground(host, session, prepared.document.id, titles) : Effect.void)),
-    Effect.catchAll((error) => view.failed(error.message)),
+    // Through the session's renderer, which redacts its secrets: a provider's error can quote a key.
+    Effect.catchAll((error) => Effect.flatMap(Renderer, (renderer) => renderer.failed(error.message))),
     Effect.onInterrupt(() => Effect.sync(view.interrupted)),
     Effect.asVoid,
     Effect.provide(session.services)
