@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { crystalBinary, jsonLines, makeSandbox, readSession, runCrystal, sessionFiles, writeLocalConfig, type CrystalResult, type Sandbox } from "../support/crystal.ts"
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from "../support/fake-llm/server.ts"
 import { openTerminal, tmuxAvailable } from "../support/tmux.ts"
+import { historyFile } from "../../src/tui/history.ts"
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
@@ -194,6 +195,22 @@ describe.runIf(tmuxAvailable())("a key in the model's own text, in the terminal 
     const saved = await readSession(file ?? "")
     expect(saved["title"]).toBe("Key [redacted]")
     expect(saved["todos"]).toEqual([{ content: "rotate [redacted]", status: "pending", priority: "high" }])
+    expect(await leakingFiles(sandbox)).toEqual([])
+  })
+
+  it("keeps a key the operator typed out of the prompt history on disk", async () => {
+    const { sandbox, fake, env } = await sandboxFor("openai-chat")
+    fake.script([(request) => (isTitleRequest(request) ? { text: "Rotation" } : { text: "Noted." })])
+    const terminal = openTerminal([crystalBinary], { cwd: sandbox.workspace, env: { ...sandbox.env, ...env, TERM: "xterm" } })
+    cleanups.push(() => terminal.close())
+    await terminal.waitFor(/local\/test-model/)
+    terminal.type(`rotate ${key} tomorrow`)
+    terminal.press("Enter")
+    await terminal.waitFor(/Noted\./)
+    terminal.press("C-d")
+    await terminal.waitFor(/EXIT=0/)
+    const history = await fs.readFile(historyFile(sandbox.home, sandbox.workspace), "utf8")
+    expect(history).toContain("rotate [redacted] tomorrow")
     expect(await leakingFiles(sandbox)).toEqual([])
   })
 })

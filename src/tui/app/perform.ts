@@ -4,6 +4,7 @@
  * turn's end, a command's end): the state changes at once, then the effects run in order.
  */
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -12,6 +13,8 @@ import type { Palette } from "../../terminal/colors.ts"
 import type { SlashCommand } from "../commands.ts"
 import type { Dialogs } from "../dialogs.ts"
 import { promptMark } from "../editor-view.ts"
+import { redactText } from "../../secrets/redact.ts"
+import { Redactor } from "../../secrets/redactor.ts"
 import { appendHistory } from "../history.ts"
 import type { ImageInput } from "../image-input.ts"
 import type { TurnView } from "../turn-view.ts"
@@ -102,7 +105,10 @@ export const makeApp = (parts: AppParts): App => {
       case "CommandBroke":
         return say([palette.red(`crystal: /${effect.name} failed: ${effect.reason}; leaving`)])
       case "RecordHistory":
-        return Effect.sync(() => void appendHistory(effect.file, effect.workspace, effect.text))
+        // The file keeps what was typed with the session's secrets redacted: a pasted key never reaches disk.
+        return Context.get(host.current().session.services, Redactor).secrets.pipe(
+          Effect.map((secrets) => void appendHistory(effect.file, effect.workspace, redactText(secrets, effect.text)))
+        )
       case "StartTurn":
         return turns.start(promptTurn(host, parts.view, scope, effect.input), afterTurn)
       case "StartCommandTurn":
