@@ -407,7 +407,8 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     expect(await terminal.waitFor(ready)).toContain(`local/test-model · ${alpha}`)
     terminal.type("/space")
     terminal.press("Enter")
-    await terminal.waitFor(/Which workspace\?[\s\S]*alpha/)
+    // The first picker is still on the screen, answered (◇): wait for the new one, still open (◆).
+    await terminal.waitFor(/◆\s+Which workspace\?[\s\S]*alpha/)
     terminal.press("Enter")
     await terminal.waitFor(new RegExp(`workspace ${beta} · new session`))
     terminal.type("hello")
