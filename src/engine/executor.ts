@@ -155,7 +155,11 @@ const runCall = (call: ToolCall, settings: ExecutionSettings): Effect.Effect<Too
     if (Either.isLeft(classified)) return failure(classified.left)
     // onApproval may only raise what the host decided; rewriteApproval (raw) may set anything, and the policy still decides.
     const classification = yield* (yield* PluginLoader).hooks.approval(call, classified.right)
-    const verdict = yield* authorize(call, classification, { ...settings, writesThroughFence: tool.writesThroughFence === true })
+    const verdict = yield* authorize(call, classification, {
+      ...settings,
+      writesThroughFence: tool.writesThroughFence === true,
+      writesSessionFile: tool.writesSessionFile === true
+    })
     if (verdict._tag === "Refuse") return failure(verdict.text)
     // The operator or the policy allowed exactly these paths for this call.
     const outside = classification.paths.filter((path) => path.scope === "outside").map((path) => ({ root: path.real, access: path.access }))

@@ -80,6 +80,12 @@ export interface ToolSpec<F extends Schema.Struct.Fields = Schema.Struct.Fields>
    * the files it changed.
    */
   readonly writesThroughFence?: boolean
+  /**
+   * Its only write is a file Crystal keeps for the session at a path Crystal chose, never one from
+   * the arguments (the plan tool and the plan file): plan mode lets it run, and so does every
+   * approval mode but audit (docs/security.md, "The plan file").
+   */
+  readonly writesSessionFile?: true
   /** Offered only while the active model takes images (view_image: its result is an image, SPEC I7). */
   readonly needsImageInput?: boolean
   /** Supplied from outside Crystal (a tool set, an MCP server): catalogs list it after every built-in tool (SPEC M1, M2). */
