@@ -21,6 +21,8 @@ import { makeQuestionTool } from "../src/tools/question-tool.ts"
 import { makeSkillTool } from "../src/tools/skill-tool.ts"
 import { makeSpill } from "../src/tools/spill.ts"
 import { makeTodoTools } from "../src/tools/todo-tools.ts"
+import { makePlanTool } from "../src/tools/plan-tool.ts"
+import type { PlanFileShape } from "../src/plans/plan-file.ts"
 import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
 import type { PreparedSession } from "./prepare.ts"
 import { reservedToolNames } from "../src/tools/tool-names.ts"
@@ -42,6 +44,8 @@ export interface SessionToolDeps {
   readonly mcp?: McpServersShape | undefined
   /** The session's one trust decision over the workspace's code (decideWorkspaceTrust). */
   readonly trust: TrustDecision
+  /** The session's plan file: the plan tool writes it and nothing else. */
+  readonly plan: PlanFileShape
 }
 
 /** The shell classifier loads with the first shell call; Crystal's home (config, sessions) is off limits to commands. */
@@ -64,6 +68,7 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
       ...makeBuiltinTools(searchIndexes),
       todowrite,
       todoread,
+      makePlanTool({ plan: deps.plan, scope: prepared.config.plans?.directory === undefined ? "outside" : "workspace" }),
       makeQuestionTool(deps.operator),
       ...(prepared.skills.length > 0 ? [makeSkillTool(prepared.skills)] : []),
       ...makeImageTools({ describe: prepared.config.imageModel !== undefined }),

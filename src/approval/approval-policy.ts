@@ -79,7 +79,7 @@ export const noOperatorRefusal = (request: PolicyRequest, review: ReviewResult |
   const wouldAllow = modeThatWouldAllow({
     classification: c,
     builtinEdit: request.writesThroughFence,
-    sessionFile: request.writesSessionFile === true && c.authority === "write"
+    sessionFile: request.writesSessionFile === true && c.authority !== "execute"
   })
   const hint = wouldAllow === undefined ? "" : ` It would run without asking under --approval ${wouldAllow}.`
   const reviewed = review === undefined ? "" : ` The reviewer left it to the operator: ${review.reason}`
@@ -111,7 +111,7 @@ export class ApprovalPolicy extends Context.Tag("crystal/ApprovalPolicy")<Approv
         }),
         decide: Effect.fn("ApprovalPolicy.decide")(function* (request: PolicyRequest) {
           const c = request.classification
-          const sessionFile = request.writesSessionFile === true && c.authority === "write"
+          const sessionFile = request.writesSessionFile === true && c.authority !== "execute"
           if (request.mode === "plan" && c.authority !== "read" && !sessionFile) return { _tag: "Refuse", by: "plan mode", text: planModeRefusal(c) } as const
           const facts: CallFacts = { classification: c, builtinEdit: request.writesThroughFence, sessionFile }
           const decision = decide(request.approval, facts)

@@ -47,8 +47,8 @@ const decideByMode = (mode: ApprovalMode, facts: CallFacts): Decision => {
   const c = facts.classification
   if (c.risk === "forbidden") return { _tag: "Deny", reason: `forbidden: ${c.summary}` }
   // Crystal's own file at Crystal's path, the model choosing only the words: no mode guards anything
-  // by asking about it, except audit, where every call asks.
-  if (facts.sessionFile === true && c.authority === "write" && mode !== "audit") return allow
+  // by asking about reading or writing it, except audit, where every call asks.
+  if (facts.sessionFile === true && c.authority !== "execute" && mode !== "audit") return allow
   switch (mode) {
     case "plan":
       return isContainedRead(c) ? allow : { _tag: "Deny", reason: "the plan approval mode only lets read-only calls inside the workspace run" }

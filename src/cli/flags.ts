@@ -33,7 +33,7 @@ export const sessionFlagSpecs = {
     name: "mode",
     kind: "choice",
     choices: ["plan", "work"],
-    description: "plan: read-only tools, nothing can be changed or run; work: every tool (default: work, or the resumed session's mode)"
+    description: "plan: read-only tools, nothing can be changed or run but the session's plan file; work: every tool (default: work, or the resumed session's mode)"
   },
   approval: {
     name: "approval",

@@ -158,7 +158,8 @@ const runCall = (call: ToolCall, settings: ExecutionSettings): Effect.Effect<Too
     const verdict = yield* authorize(call, classification, {
       ...settings,
       writesThroughFence: tool.writesThroughFence === true,
-      writesSessionFile: tool.writesSessionFile === true
+      // Only a built-in tool is trusted to write nothing but the session's own file.
+      writesSessionFile: tool.writesSessionFile === true && tool.external !== true
     })
     if (verdict._tag === "Refuse") return failure(verdict.text)
     // The operator or the policy allowed exactly these paths for this call.

@@ -60,6 +60,7 @@ describe("approval policy", () => {
   ] as const)("the session's plan file under %s → %s; the same write without the session-file fact is not allowed that way", (mode, expected) => {
     expect(decide(mode, { classification: planWrite, builtinEdit: false, sessionFile: true })._tag).toBe(expected)
     if (mode !== "full") expect(decide(mode, { classification: planWrite, builtinEdit: false })._tag).not.toBe("Allow")
+    expect(decide(mode, { classification: { ...planWrite, authority: "read" }, builtinEdit: false, sessionFile: true })._tag).toBe(expected)
     // A forbidden classification stays refused, and an execute is not a session-file write.
     expect(decide(mode, { classification: { ...planWrite, risk: "forbidden" }, builtinEdit: false, sessionFile: true })._tag).toBe("Deny")
     expect(decide(mode, { classification: { ...planWrite, authority: "execute" }, builtinEdit: false, sessionFile: true })._tag).toBe(
