@@ -22,6 +22,7 @@ import { makeSkillTool } from "../src/tools/skill-tool.ts"
 import { makeSpill } from "../src/tools/spill.ts"
 import { makeTodoTools } from "../src/tools/todo-tools.ts"
 import { makePlanTool } from "../src/tools/plan-tool.ts"
+import { makeProposePlanTool } from "../src/tools/propose-plan-tool.ts"
 import type { PlanFileShape } from "../src/plans/plan-file.ts"
 import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
 import type { PreparedSession } from "./prepare.ts"
@@ -64,11 +65,13 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
     })
     // The search indexes belong to this session: dropped with it, never seen by the next one.
     const searchIndexes = yield* Effect.acquireRelease(Effect.sync(() => new SearchIndexCache()), (cache) => Effect.sync(() => cache.clear()))
+    const planScope = prepared.config.plans?.directory === undefined ? ("outside" as const) : ("workspace" as const)
     const tools = [
       ...makeBuiltinTools(searchIndexes),
       todowrite,
       todoread,
-      makePlanTool({ plan: deps.plan, scope: prepared.config.plans?.directory === undefined ? "outside" : "workspace" }),
+      makePlanTool({ plan: deps.plan, scope: planScope }),
+      makeProposePlanTool({ plan: deps.plan, scope: planScope, decide: deps.operator.proposePlan }),
       makeQuestionTool(deps.operator),
       ...(prepared.skills.length > 0 ? [makeSkillTool(prepared.skills)] : []),
       ...makeImageTools({ describe: prepared.config.imageModel !== undefined }),

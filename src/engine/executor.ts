@@ -178,6 +178,12 @@ const runCall = (call: ToolCall, settings: ExecutionSettings): Effect.Effect<Too
     }
     const callContext = { ...sandboxed, spill: (toolName: string, text: string) => sandboxed.spill(toolName, redactText(context.secrets, text)), progress }
     return yield* tool.run(args, callContext).pipe(
+      // Only a built-in tool ends a turn (propose_plan).
+      Effect.map((output): ToolOutput => {
+        if (tool.external !== true || output.endsTurn === undefined) return output
+        const { endsTurn: _ignored, ...rest } = output
+        return rest
+      }),
       Effect.catchTags({ ToolError: (error) => Effect.succeed(failure(error.message)), FenceError: (error) => Effect.succeed(failure(error.message)) }),
       catchDefects(tool),
       // No progress event after the call's result.

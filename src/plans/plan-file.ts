@@ -15,6 +15,7 @@ import { writeConfined } from "../files/confined-write.ts"
 import { codeOf } from "../text/error-text.ts"
 import { formatBytes } from "../text/bytes.ts"
 import type { PlanLocation } from "./location.ts"
+import type { ProposedPlan } from "./proposal.ts"
 
 /** A plan is prose for a person to read and approve; anything larger is not one. */
 export const maxPlanBytes = 256 * 1024
@@ -29,19 +30,15 @@ export type PlanRead =
   /** `reason` follows the path: "… is a symbolic link; it was not read". */
   | { readonly _tag: "Refused"; readonly reason: string }
 
-/** What this process did with the plan: `crystal run` prints a plan it saw written or proposed. */
-export interface PlanActivity {
-  readonly written: boolean
-  readonly proposed: boolean
-}
-
 export interface PlanFileShape {
   readonly path: string
   readonly read: Effect.Effect<PlanRead>
   /** Replaces the plan with `text` (redacted of the session's secrets); the message says why it could not. */
   readonly write: (text: string) => Effect.Effect<void, PlanFileError>
-  readonly activity: Effect.Effect<PlanActivity>
-  readonly noteProposed: Effect.Effect<void>
+  /** The operator chose "Start working on it": kept until the terminal takes it to start the Work turn. */
+  readonly approve: (plan: ProposedPlan) => Effect.Effect<void>
+  /** The plan approved since the last take, if any (cleared by taking it). */
+  readonly takeApproved: Effect.Effect<ProposedPlan | undefined>
 }
 
 export interface PlanFileOptions {
@@ -73,7 +70,7 @@ const readPlan = (location: PlanLocation): PlanRead => {
 
 export class PlanFile extends Context.Tag("crystal/PlanFile")<PlanFile, PlanFileShape>() {
   static readonly make = (options: PlanFileOptions): Effect.Effect<PlanFileShape> =>
-    Effect.map(Ref.make<PlanActivity>({ written: false, proposed: false }), (activity) => {
+    Effect.map(Ref.make<ProposedPlan | undefined>(undefined), (approved) => {
       const { location } = options
       return {
         path: location.file,
@@ -88,10 +85,9 @@ export class PlanFile extends Context.Tag("crystal/PlanFile")<PlanFile, PlanFile
               const where = location.rootLabel === "the workspace" ? " (plans.directory in config.json: every folder on the way must be a real folder inside the workspace)" : ""
               return yield* new PlanFileError({ message: `the plan file was not written: ${written.reason}${where}` })
             }
-            yield* Ref.update(activity, (now) => ({ ...now, written: true }))
           }),
-        activity: Ref.get(activity),
-        noteProposed: Ref.update(activity, (now) => ({ ...now, proposed: true }))
+        approve: (plan) => Ref.set(approved, plan),
+        takeApproved: Ref.getAndSet(approved, undefined)
       } satisfies PlanFileShape
     })
 }

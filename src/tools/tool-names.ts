@@ -6,6 +6,7 @@
 import { bashToolNames } from "./bash-specs.ts"
 import { describeImageSpec, viewImageSpec } from "./image-specs.ts"
 import { planToolName } from "./plan-tool.ts"
+import { proposePlanToolName } from "./propose-plan-tool.ts"
 import { questionToolName } from "./question-tool.ts"
 import { searchSpec } from "./search-spec.ts"
 import { skillToolName } from "./skill-tool.ts"
@@ -20,6 +21,7 @@ export const builtinToolNames: ReadonlyArray<string> = [readSpec, listSpec, tree
 export const sessionToolNames: ReadonlyArray<string> = [
   ...Object.values(todoToolNames),
   planToolName,
+  proposePlanToolName,
   questionToolName,
   skillToolName,
   viewImageSpec.name,

@@ -25,13 +25,13 @@ describe("PlanFile", () => {
     const { plan, home } = await planFile()
     expect(plan.path).toBe(path.join(home, "plans", "s1.md"))
     expect(await Effect.runPromise(plan.read)).toEqual({ _tag: "Missing" })
-    expect(await Effect.runPromise(plan.activity)).toEqual({ written: false, proposed: false })
     await Effect.runPromise(plan.write(`# Plan\n- [ ] rotate ${secret}\n`))
     expect(await Effect.runPromise(plan.read)).toEqual({ _tag: "Read", text: "# Plan\n- [ ] rotate [redacted]\n" })
     expect(fs.statSync(plan.path).mode & 0o777).toBe(0o600)
-    expect(await Effect.runPromise(plan.activity)).toEqual({ written: true, proposed: false })
-    await Effect.runPromise(plan.noteProposed)
-    expect(await Effect.runPromise(plan.activity)).toEqual({ written: true, proposed: true })
+    expect(await Effect.runPromise(plan.takeApproved)).toBeUndefined()
+    await Effect.runPromise(plan.approve({ path: plan.path, text: "approved" }))
+    expect(await Effect.runPromise(plan.takeApproved)).toEqual({ path: plan.path, text: "approved" })
+    expect(await Effect.runPromise(plan.takeApproved)).toBeUndefined()
   })
 
   it("writes under plans.directory in the workspace, readable by the project", async () => {

@@ -1,0 +1,16 @@
+/**
+ * A plan put to the operator (propose_plan) and what they decided. In the terminal a dialog asks
+ * (Start working on it / Keep planning / Edit); `crystal run` has nobody to ask and prints the plan.
+ */
+export interface ProposedPlan {
+  readonly path: string
+  readonly text: string
+}
+
+export type PlanDecision =
+  /** Switch to Work mode; the plan becomes the next turn's instruction. */
+  | { readonly _tag: "StartWorking" }
+  /** Stay in Plan mode; the comment (possibly empty) goes back to the model. */
+  | { readonly _tag: "KeepPlanning"; readonly comment: string }
+  /** Nobody is there to decide (`crystal run`). */
+  | { readonly _tag: "NoOperator" }
