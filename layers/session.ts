@@ -56,6 +56,7 @@ export type SessionServices =
   | Operator
   | PluginLoader
   | Redactor
+  | PlanFile
 
 /** What the process gives every session it starts: its environment, and where events and questions go. */
 export interface SessionHostContext {
@@ -204,7 +205,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       Context.add(Renderer, renderer),
       Context.add(Operator, host.operator),
       Context.add(PluginLoader, plugins),
-      Context.add(Redactor, redactor)
+      Context.add(Redactor, redactor),
+      Context.add(PlanFile, plan)
     )
     yield* pluginMoments(plugins, conversation)
     return {
