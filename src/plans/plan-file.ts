@@ -33,6 +33,8 @@ export type PlanRead =
 export interface PlanFileShape {
   readonly path: string
   readonly read: Effect.Effect<PlanRead>
+  /** `read`, for a caller outside Effect (the plan dialog, right after the editor exits). */
+  readonly readNow: () => PlanRead
   /** Replaces the plan with `text` (redacted of the session's secrets); the message says why it could not. */
   readonly write: (text: string) => Effect.Effect<void, PlanFileError>
   /** The operator chose "Start working on it": kept until the terminal takes it to start the Work turn. */
@@ -75,6 +77,7 @@ export class PlanFile extends Context.Tag("crystal/PlanFile")<PlanFile, PlanFile
       return {
         path: location.file,
         read: Effect.sync(() => readPlan(location)),
+        readNow: () => readPlan(location),
         write: (text) =>
           Effect.gen(function* () {
             const bytes = Buffer.byteLength(text, "utf8")

@@ -7,6 +7,12 @@ export interface ProposedPlan {
   readonly text: string
 }
 
+/** What the dialog is given: the plan, and how to read it again after the operator edited the file. */
+export interface PlanProposal extends ProposedPlan {
+  /** The file's text now (synchronous: the dialog calls it right after the editor exits); undefined when it is gone or refused (a link, a FIFO). */
+  readonly reread: () => string | undefined
+}
+
 export type PlanDecision =
   /** Switch to Work mode; the plan becomes the next turn's instruction. */
   | { readonly _tag: "StartWorking" }

@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import type { Classification } from "../approval/classification.ts"
 import type { PlanFileShape } from "../plans/plan-file.ts"
-import type { PlanDecision, ProposedPlan } from "../plans/proposal.ts"
+import type { PlanDecision, PlanProposal } from "../plans/proposal.ts"
 import * as P from "./params.ts"
 import { planToolName } from "./plan-tool.ts"
 import { defineTool, ToolError, type Tool } from "./tool.ts"
@@ -17,7 +17,7 @@ export interface ProposePlanOptions {
   readonly plan: PlanFileShape
   readonly scope: Classification["scope"]
   /** The operator's dialog; undefined where nobody can decide. */
-  readonly decide: ((plan: ProposedPlan) => Effect.Effect<PlanDecision>) | undefined
+  readonly decide: ((plan: PlanProposal) => Effect.Effect<PlanDecision>) | undefined
 }
 
 export const makeProposePlanTool = ({ plan, scope, decide }: ProposePlanOptions): Tool =>
@@ -37,7 +37,11 @@ export const makeProposePlanTool = ({ plan, scope, decide }: ProposePlanOptions)
         const saved = yield* plan.read
         if (saved._tag === "Refused") return yield* fail(saved.reason)
         if (saved._tag === "Missing") return yield* fail(`there is no plan to propose; write it with the ${planToolName} tool first`)
-        const decision: PlanDecision = decide === undefined ? { _tag: "NoOperator" } : yield* decide({ path: plan.path, text: saved.text })
+        const reread = () => {
+          const read = plan.readNow()
+          return read._tag === "Read" ? read.text : undefined
+        }
+        const decision: PlanDecision = decide === undefined ? { _tag: "NoOperator" } : yield* decide({ path: plan.path, text: saved.text, reread })
         switch (decision._tag) {
           case "NoOperator":
             return {

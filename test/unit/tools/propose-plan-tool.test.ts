@@ -5,14 +5,14 @@ import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"
 import { planLocation } from "../../../src/plans/location.ts"
 import { PlanFile } from "../../../src/plans/plan-file.ts"
-import type { PlanDecision, ProposedPlan } from "../../../src/plans/proposal.ts"
+import type { PlanDecision, PlanProposal, ProposedPlan } from "../../../src/plans/proposal.ts"
 import { makeProposePlanTool } from "../../../src/tools/propose-plan-tool.ts"
 import type { ToolContext } from "../../../src/tools/tool.ts"
 import { tempDir } from "../../support/temp.ts"
 
 const plan = "# Plan\n- [ ] one\n"
 
-const setup = async (decide?: (proposed: ProposedPlan) => Effect.Effect<PlanDecision>) => {
+const setup = async (decide?: (proposed: PlanProposal) => Effect.Effect<PlanDecision>) => {
   const root = await tempDir("crystal-propose-")
   const location = planLocation({ home: path.join(root, "home"), workspace: root, sessionId: "s1" })
   const planFile = await Effect.runPromise(PlanFile.make({ location, redact: Effect.succeed }))
@@ -43,7 +43,7 @@ describe("propose_plan", () => {
 
   it("keep planning: the operator's comment goes back to the model and the turn goes on", async () => {
     const shown: Array<ProposedPlan> = []
-    const { planFile, run } = await setup((proposed) => Effect.sync(() => (shown.push(proposed), { _tag: "KeepPlanning", comment: " split step 1 in two " })))
+    const { planFile, run } = await setup((proposed) => Effect.sync(() => (shown.push({ path: proposed.path, text: proposed.text }), { _tag: "KeepPlanning", comment: " split step 1 in two " })))
     await Effect.runPromise(planFile.write(plan))
     const result = await run()
     expect(shown).toEqual([{ path: planFile.path, text: plan }])
