@@ -105,6 +105,18 @@ describe.runIf(tmuxAvailable())("the plan in a terminal", () => {
     expect(String(lastUser?.content)).toContain(`${plan}- [ ] added in the editor`)
   })
 
+  it("refuses --plan in a conversation with one line (it is for crystal run)", async () => {
+    const sandbox: Sandbox = await makeSandbox({ "p.md": plan })
+    const fake: FakeLlm = await startFakeLlm()
+    cleanups.push(() => fake.close())
+    await writeLocalConfig(sandbox, fake.url)
+    const terminal = openTerminal([crystalBinary, "--plan", "p.md"], { cwd: sandbox.workspace, env: { ...sandbox.env, TERM: "xterm" } })
+    cleanups.push(() => terminal.close())
+    const screen = await terminal.waitFor(/EXIT=\d+/)
+    expect(screen).toContain("crystal: --plan starts a `crystal run` Work turn from a plan file; it is not for a conversation\nEXIT=2")
+    expect(fake.requests).toHaveLength(0)
+  })
+
   it("a resumed session shows its plan with /plan", async () => {
     const sandbox: Sandbox = await makeSandbox({})
     const fake: FakeLlm = await startFakeLlm()
