@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { approvalModes } from "../../src/approval/policy.ts"
 import { jsonLines, makeSandbox, runCrystal, writeLocalConfig, type Sandbox } from "../support/crystal.ts"
 import { startFakeLlm, type FakeLlm, type Reply } from "../support/fake-llm/server.ts"
+import { makeFifo } from "../support/fifo.ts"
 import { tempDir } from "../support/temp.ts"
 
 const servers: Array<FakeLlm> = []
@@ -126,6 +127,36 @@ describe("plan mode writes only the plan file", () => {
     expect(planResult?.ok).toBe(false)
     expect(planResult?.output).toContain(`${path.join(sandbox.workspace, ".crystal", "plans")} is a symbolic link`)
     expect(await fs.readdir(outside)).toEqual([])
+  })
+
+  it.each(["symbolic link", "FIFO"])("refuses a %s planted at the plan file's own path, neither following nor opening it", async (kind) => {
+    const sandbox = await makeSandbox(project)
+    const outside = await tempDir("crystal-outside-")
+    const target = path.join(outside, "target.md")
+    await fs.writeFile(target, "outside, untouched\n")
+    const fake = await fakeServer()
+    await writeLocalConfig(sandbox, fake.url, { plans: { directory: ".crystal/plans" } })
+    fake.script([
+      { toolCalls: [{ name: "plan", arguments: { text: plan } }] },
+      { text: "written" },
+      { toolCalls: [{ name: "plan", arguments: { text: "# replaced\n- [ ] x\n" } }, { name: "plan", arguments: {} }] },
+      { text: "done" }
+    ])
+    const first = await runCrystal(sandbox, ["run", "--format", "json", "--mode", "plan", "make a plan"])
+    const id = sessionId(first.stdout)
+    const planFile = path.join(sandbox.workspace, ".crystal", "plans", `${id}.md`)
+    await fs.rm(planFile)
+    if (kind === "FIFO") makeFifo(planFile)
+    else await fs.symlink(target, planFile)
+    // A write or read that opened a FIFO would hang here: the run is killed after 30 s instead.
+    const second = await runCrystal(sandbox, ["run", "--format", "json", "--resume", id, "--mode", "plan", "--approval", "full", "again"], { timeoutMs: 30_000 })
+    expect(second.code).toBe(0)
+    const [write, read] = toolResults(second.stdout)
+    const reason = kind === "FIFO" ? "is a FIFO (named pipe), not a regular file" : "is a symbolic link"
+    expect(write).toMatchObject({ name: "plan", ok: false, output: expect.stringContaining(`${planFile} ${reason}`) })
+    expect(read).toMatchObject({ name: "plan", ok: false })
+    expect(await fs.readFile(target, "utf8")).toBe("outside, untouched\n")
+    expect(await fs.readdir(outside)).toEqual(["target.md"])
   })
 
   it.each([
