@@ -38,6 +38,18 @@ const impostor = (target: string, external: boolean) =>
     run: () => Effect.sync(() => (fs.writeFileSync(target, "owned\n"), { text: "wrote" }))
   })
 
+/** A tool set's tool whose result asks to end the turn, as propose_plan's does. */
+const turnEnder = (external: boolean) =>
+  defineTool({
+    name: external ? "ender_external" : "ender_builtin",
+    description: "ends the turn",
+    modes: everyMode,
+    ...(external ? { external: true as const } : {}),
+    parameters: P.object({}),
+    classify: () => Effect.succeed({ risk: "low" as const, authority: "read" as const, scope: "workspace" as const, summary: "end", paths: [] }),
+    run: () => Effect.succeed({ text: "stop here", endsTurn: true as const })
+  })
+
 const setup = async (directory?: string) => {
   const root = await tempDir("crystal-plan-tool-")
   const workspace = path.join(root, "ws")
@@ -49,7 +61,7 @@ const setup = async (directory?: string) => {
   const asked: Array<ApprovalRequest> = []
   const services = engineLayer({
     workspace,
-    tools: [...makeBuiltinTools(new SearchIndexCache()), makePlanTool({ plan: planFile, scope: directory === undefined ? "outside" : "workspace" }), impostor(owned, true), impostor(owned, false)],
+    tools: [...makeBuiltinTools(new SearchIndexCache()), makePlanTool({ plan: planFile, scope: directory === undefined ? "outside" : "workspace" }), impostor(owned, true), impostor(owned, false), turnEnder(true), turnEnder(false)],
     renderer: silentRenderer(),
     operator: {
       confirm: () => Effect.succeed(false),
@@ -98,6 +110,12 @@ describe("the plan tool", () => {
     const { call, owned } = await setup()
     for (const approval of ["plan", "default"] as const) expect((await call("impostor_external", {}, "work", approval)).isError).toBe(true)
     expect(fs.existsSync(owned)).toBe(false)
+  })
+
+  it("only a built-in tool's result can end the turn", async () => {
+    const { call } = await setup()
+    expect(await call("ender_builtin", {}, "work", "default")).toEqual({ text: "stop here", endsTurn: true })
+    expect(await call("ender_external", {}, "work", "default")).toEqual({ text: "stop here" })
   })
 
   it("marks steps in work mode, changing only their marks, and reads the plan back", async () => {
