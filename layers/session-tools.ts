@@ -21,6 +21,9 @@ import { makeQuestionTool } from "../src/tools/question-tool.ts"
 import { makeSkillTool } from "../src/tools/skill-tool.ts"
 import { makeSpill } from "../src/tools/spill.ts"
 import { makeTodoTools } from "../src/tools/todo-tools.ts"
+import { makePlanTool } from "../src/tools/plan-tool.ts"
+import { makeProposePlanTool } from "../src/tools/propose-plan-tool.ts"
+import type { PlanFileShape } from "../src/plans/plan-file.ts"
 import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
 import type { PreparedSession } from "./prepare.ts"
 import { reservedToolNames } from "../src/tools/tool-names.ts"
@@ -42,6 +45,8 @@ export interface SessionToolDeps {
   readonly mcp?: McpServersShape | undefined
   /** The session's one trust decision over the workspace's code (decideWorkspaceTrust). */
   readonly trust: TrustDecision
+  /** The session's plan file: the plan tool writes it and nothing else. */
+  readonly plan: PlanFileShape
 }
 
 /** The shell classifier loads with the first shell call; Crystal's home (config, sessions) is off limits to commands. */
@@ -60,10 +65,13 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
     })
     // The search indexes belong to this session: dropped with it, never seen by the next one.
     const searchIndexes = yield* Effect.acquireRelease(Effect.sync(() => new SearchIndexCache()), (cache) => Effect.sync(() => cache.clear()))
+    const planScope = prepared.config.plans?.directory === undefined ? ("outside" as const) : ("workspace" as const)
     const tools = [
       ...makeBuiltinTools(searchIndexes),
       todowrite,
       todoread,
+      makePlanTool({ plan: deps.plan, scope: planScope }),
+      makeProposePlanTool({ plan: deps.plan, scope: planScope, decide: deps.operator.proposePlan }),
       makeQuestionTool(deps.operator),
       ...(prepared.skills.length > 0 ? [makeSkillTool(prepared.skills)] : []),
       ...makeImageTools({ describe: prepared.config.imageModel !== undefined }),

@@ -36,6 +36,8 @@ import { SessionStore } from "../src/session/store.ts"
 import { redactingStore } from "../src/session/redacting-store.ts"
 import { bashSettings } from "../src/tools/bash-session.ts"
 import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
+import { planLocation } from "../src/plans/location.ts"
+import { PlanFile, type PlanFileShape } from "../src/plans/plan-file.ts"
 import { readWorkspaceMcp, startMcpServers, trustedWorkspaceServers } from "./session-mcp.ts"
 import { decideWorkspaceTrust, makeSessionToolbox } from "./session-tools.ts"
 import type { PreparedSession } from "./prepare.ts"
@@ -54,6 +56,7 @@ export type SessionServices =
   | Operator
   | PluginLoader
   | Redactor
+  | PlanFile
 
 /** What the process gives every session it starts: its environment, and where events and questions go. */
 export interface SessionHostContext {
@@ -78,6 +81,8 @@ export interface Session {
   readonly runningTasks: Effect.Effect<number>
   /** The session's MCP servers (/mcp); undefined when config.json names none. */
   readonly mcp: McpServersShape | undefined
+  /** The session's plan file (docs/plans.md): its path is fixed by the home, plans.directory and the session's id. */
+  readonly plan: PlanFileShape
 }
 
 /** One crystal process per session, for as long as the scope is open. */
@@ -168,6 +173,10 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       providers,
       hooks: plugins.hooks.idle ? undefined : plugins.hooks
     })
+    const plan = yield* PlanFile.make({
+      location: planLocation({ home: prepared.paths.home, workspace: prepared.document.workspace, directory: prepared.config.plans?.directory, sessionId: prepared.document.id }),
+      redact: redactor.redact
+    })
     const toolbox = yield* makeSessionToolbox(prepared, {
       bash,
       conversation,
@@ -177,7 +186,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       operator: host.operator,
       images: { providers, media, prompts: resolver, env: host.env },
       mcp,
-      trust
+      trust,
+      plan
     })
     // A resumed session's system text is composed afresh from the current settings and prompts.
     const system = yield* resolver.compose(yield* conversation.document)
@@ -195,7 +205,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       Context.add(Renderer, renderer),
       Context.add(Operator, host.operator),
       Context.add(PluginLoader, plugins),
-      Context.add(Redactor, redactor)
+      Context.add(Redactor, redactor),
+      Context.add(PlanFile, plan)
     )
     yield* pluginMoments(plugins, conversation)
     return {
@@ -207,7 +218,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       placeholders: resolver.placeholders,
       nameSession: titleOnce(providers, resolver, conversation),
       runningTasks: runningTasks(background),
-      mcp
+      mcp,
+      plan
     }
   })
 

@@ -1,6 +1,7 @@
 /**
  * The ApprovalPolicy service (SPEC A2, A3, A7): everything the host decides about a classified
- * call before it runs. Plan mode's read-only rule, then the approval mode's policy (policy.ts),
+ * call before it runs. Plan mode's read-only rule (whose one exception is the session's plan file,
+ * written by the tool whose spec says `writesSessionFile`), then the approval mode's policy (policy.ts),
  * then an earlier allow-for-this-session answer, then (review mode only) the reviewer. What is
  * left is an Ask, which the engine puts to the operator. It also owns the session's path fence:
  * the workspace, the directories every session may read, and the operator's /access grants,
@@ -26,6 +27,8 @@ export interface PolicyRequest {
   readonly classification: Classification
   /** The tool's every write goes through the path fence (its spec says so): edit mode may run it. */
   readonly writesThroughFence: boolean
+  /** The tool's only write is the session's own file at Crystal's path (its spec says so): plan mode lets it run. */
+  readonly writesSessionFile?: boolean | undefined
   readonly mode: "plan" | "work"
   readonly approval: ApprovalMode
   /** The conversation as the reviewer reads it; evaluated only when a review happens. */
@@ -73,7 +76,11 @@ const reviewerRefusal = (c: Classification, review: ReviewResult): string =>
 /** What the model reads when an Ask meets nobody to answer it (`crystal run`). */
 export const noOperatorRefusal = (request: PolicyRequest, review: ReviewResult | undefined): string => {
   const c = request.classification
-  const wouldAllow = modeThatWouldAllow({ classification: c, builtinEdit: request.writesThroughFence })
+  const wouldAllow = modeThatWouldAllow({
+    classification: c,
+    builtinEdit: request.writesThroughFence,
+    sessionFile: request.writesSessionFile === true && c.authority !== "execute"
+  })
   const hint = wouldAllow === undefined ? "" : ` It would run without asking under --approval ${wouldAllow}.`
   const reviewed = review === undefined ? "" : ` The reviewer left it to the operator: ${review.reason}`
   return (
@@ -104,8 +111,9 @@ export class ApprovalPolicy extends Context.Tag("crystal/ApprovalPolicy")<Approv
         }),
         decide: Effect.fn("ApprovalPolicy.decide")(function* (request: PolicyRequest) {
           const c = request.classification
-          if (request.mode === "plan" && c.authority !== "read") return { _tag: "Refuse", by: "plan mode", text: planModeRefusal(c) } as const
-          const facts: CallFacts = { classification: c, builtinEdit: request.writesThroughFence }
+          const sessionFile = request.writesSessionFile === true && c.authority !== "execute"
+          if (request.mode === "plan" && c.authority !== "read" && !sessionFile) return { _tag: "Refuse", by: "plan mode", text: planModeRefusal(c) } as const
+          const facts: CallFacts = { classification: c, builtinEdit: request.writesThroughFence, sessionFile }
           const decision = decide(request.approval, facts)
           if (decision._tag === "Deny") return { _tag: "Refuse", by: "policy", text: `Denied: ${c.summary}. ${decision.reason}.` } as const
           if (decision._tag === "Allow") return { _tag: "Run", by: "policy" } as const

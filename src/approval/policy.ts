@@ -25,6 +25,8 @@ export interface CallFacts {
   readonly classification: Classification
   /** A built-in tool whose every write goes through the path fence (edit, write). */
   readonly builtinEdit: boolean
+  /** A built-in tool whose only write is the session's own file at a path Crystal chose (the plan tool; ToolSpec.writesSessionFile). */
+  readonly sessionFile?: boolean | undefined
 }
 
 const allow: Decision = { _tag: "Allow" }
@@ -44,6 +46,9 @@ export const decide = (mode: ApprovalMode, facts: CallFacts): Decision => {
 const decideByMode = (mode: ApprovalMode, facts: CallFacts): Decision => {
   const c = facts.classification
   if (c.risk === "forbidden") return { _tag: "Deny", reason: `forbidden: ${c.summary}` }
+  // Crystal's own file at Crystal's path, the model choosing only the words: no mode guards anything
+  // by asking about reading or writing it, except audit, where every call asks.
+  if (facts.sessionFile === true && c.authority !== "execute" && mode !== "audit") return allow
   switch (mode) {
     case "plan":
       return isContainedRead(c) ? allow : { _tag: "Deny", reason: "the plan approval mode only lets read-only calls inside the workspace run" }

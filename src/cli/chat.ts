@@ -21,6 +21,9 @@ const chatIn = (flags: SessionFlags, cwd: string) =>
     if (flags.image.length > 0) {
       return yield* new ConfigError({ message: "--image attaches images to a `crystal run` prompt; in a conversation, paste one with Ctrl+V or drop its file into the prompt" })
     }
+    if (flags.plan !== undefined) {
+      return yield* new ConfigError({ message: "--plan starts a `crystal run` Work turn from a plan file; it is not for a conversation" })
+    }
     const prepared = yield* prepareSession(flags, cwd, process.env)
     const app = yield* Effect.promise(() => import("../tui/app.ts"))
     return yield* app.runApp(prepared, { flags, env: process.env })

@@ -11,6 +11,8 @@ export interface SessionFlags extends SessionRequest {
   readonly format: OutputFormat
   /** Image files attached to the `crystal run` prompt. */
   readonly image: ReadonlyArray<string>
+  /** A plan file a `crystal run` Work turn starts from (docs/plans.md). */
+  readonly plan: string | undefined
   readonly trustProjectTools: boolean
 }
 
@@ -33,7 +35,7 @@ export const sessionFlagSpecs = {
     name: "mode",
     kind: "choice",
     choices: ["plan", "work"],
-    description: "plan: read-only tools, nothing can be changed or run; work: every tool (default: work, or the resumed session's mode)"
+    description: "plan: read-only tools, nothing can be changed or run but the session's plan file; work: every tool (default: work, or the resumed session's mode)"
   },
   approval: {
     name: "approval",
@@ -73,6 +75,12 @@ export const sessionFlagSpecs = {
     placeholder: "FILE",
     description: "Attach the image FILE (png, jpeg, gif or webp) to the crystal run prompt (repeatable; the model must take images)"
   },
+  plan: {
+    name: "plan",
+    kind: "value",
+    placeholder: "FILE",
+    description: "Start a crystal run Work turn from the plan in FILE (it becomes the session's plan file; the prompt, if any, goes with it)"
+  },
   format: {
     name: "format",
     kind: "choice",
@@ -107,6 +115,7 @@ export const defaultSessionFlags: SessionFlags = {
   promptAttachment: [],
   format: "text",
   image: [],
+  plan: undefined,
   resume: undefined,
   continue: false,
   trustProjectTools: false

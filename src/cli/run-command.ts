@@ -16,6 +16,12 @@ import { isTerminal, readStdin } from "./prompt-input.ts"
 import { jsonRenderer } from "./render/json.ts"
 import { colorWanted, loadPalette } from "../terminal/colors.ts"
 import { makeTextRenderer } from "./render/text.ts"
+import { printPlan } from "./render/plan-output.ts"
+import { Conversation } from "../engine/conversation.ts"
+import { readRegularFile } from "../files/confined-read.ts"
+import { planInstruction } from "../plans/instruction.ts"
+import { maxPlanBytes } from "../plans/plan-file.ts"
+import * as path from "node:path"
 
 /** Runs `action` once, when the model's first output reaches the renderer: the end of start-up. */
 const onFirstOutput = (view: RendererShape, action: () => void): RendererShape => {
@@ -61,6 +67,17 @@ const promptText = (prompt: string | undefined) =>
     )
   )
 
+/** The plan `--plan FILE` names: a regular file (never a FIFO or device), at most a plan's size, not empty. */
+const readPlanFlag = (file: string) =>
+  Effect.gen(function* () {
+    const read = readRegularFile(path.resolve(file), maxPlanBytes)
+    if (read === undefined) return yield* new ConfigError({ message: `--plan: ${file} does not exist` })
+    if ("refused" in read) return yield* new ConfigError({ message: `--plan: ${file} ${read.refused}` })
+    const text = read.bytes.toString("utf8")
+    if (text.trim() === "") return yield* new ConfigError({ message: `--plan: ${file} is empty` })
+    return text
+  })
+
 /** The prompt with its `--image` files attached, their markers after the text; refused before any request. */
 const withImages = (text: string, files: ReadonlyArray<string>) =>
   Effect.gen(function* () {
@@ -77,8 +94,13 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
     // error message can quote a key (the session's own renderer redacts everything else).
     let redact = (message: string): Effect.Effect<string> => Effect.succeed(message)
     const program = Effect.gen(function* () {
-      const text = yield* promptText(prompt)
-      const prepared = yield* prepareSession(flags, process.cwd(), process.env)
+      if (flags.plan !== undefined && flags.mode === "plan") {
+        return yield* new ConfigError({ message: "--plan starts a Work turn from the plan; it cannot go with --mode plan" })
+      }
+      // With --plan the plan is the instruction; a prompt is optional.
+      const text = flags.plan !== undefined && prompt === undefined ? "" : yield* promptText(prompt)
+      const handed = flags.plan === undefined ? undefined : yield* readPlanFlag(flags.plan)
+      const prepared = yield* prepareSession(handed === undefined ? flags : { ...flags, mode: "work" }, process.cwd(), process.env)
       const session = yield* startSession(prepared, { env: process.env, renderer: view, operator: headlessOperator })
       redact = Context.get(session.services, Redactor).redact
       yield* view.sessionStarted({
@@ -88,7 +110,12 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
         resumed: prepared.resumed
       })
       for (const note of [...prepared.notes, ...session.notes]) yield* view.note(note)
-      const input = yield* withImages(text, flags.image).pipe(Effect.provide(session.services))
+      if (handed !== undefined) {
+        // It becomes the session's plan, which the plan tool then marks step by step.
+        yield* session.plan.write(handed).pipe(Effect.mapError((error) => new ConfigError({ message: `--plan: ${error.message}` })))
+      }
+      const instruction = handed === undefined ? text : planInstruction({ path: session.plan.path, text: handed }, text)
+      const input = yield* withImages(instruction, flags.image).pipe(Effect.provide(session.services))
       const outcome = yield* runTurn(input, { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }).pipe(
         Effect.provide(session.services),
         Effect.onInterrupt(() => view.failed("interrupted; the session keeps what was complete"))
@@ -97,6 +124,7 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
         yield* view.failed(`stopped at the step limit (${outcome.steps} model requests)`)
         return ExitCode.failure
       }
+      if ((yield* Context.get(session.services, Conversation).document).mode === "plan") yield* printPlan(flags.format, session.plan)
       yield* view.finished({ sessionId: prepared.document.id, usage: outcome.usage })
       return ExitCode.ok
     })

@@ -27,6 +27,7 @@ export const sessionOptions = {
     Options.withDefault("text" as const)
   ),
   image: Options.text(spec.image.name).pipe(Options.withDescription(spec.image.description), Options.repeated),
+  plan: Options.text(spec.plan.name).pipe(Options.withDescription(spec.plan.description), Options.optional),
   resume: Options.text(spec.resume.name).pipe(Options.withDescription(spec.resume.description), Options.optional),
   continue: Options.boolean(spec.continue.name).pipe(Options.withDescription(spec.continue.description)),
   trustProjectTools: Options.boolean(spec.trustProjectTools.name).pipe(Options.withDescription(spec.trustProjectTools.description))
@@ -42,6 +43,7 @@ export interface ParsedSessionOptions {
   readonly promptAttachment: ReadonlyArray<string>
   readonly format: "text" | "json"
   readonly image: ReadonlyArray<string>
+  readonly plan: Option.Option<string>
   readonly resume: Option.Option<string>
   readonly continue: boolean
   readonly trustProjectTools: boolean
@@ -57,6 +59,7 @@ export const toSessionFlags = (parsed: ParsedSessionOptions): SessionFlags => ({
   promptAttachment: parsed.promptAttachment,
   format: parsed.format,
   image: parsed.image,
+  plan: Option.getOrUndefined(parsed.plan),
   resume: Option.getOrUndefined(parsed.resume),
   continue: parsed.continue,
   trustProjectTools: parsed.trustProjectTools

@@ -1,3 +1,4 @@
+import * as path from "node:path"
 import * as Schema from "effect/Schema"
 
 /** Absolute, with an http: or https: scheme. */
@@ -166,6 +167,37 @@ export const McpServers = Schema.Record({ key: Schema.String, value: McpServerSe
 )
 export type McpServers = typeof McpServers.Type
 
+/** The folders `plans.directory` names, `\\` read as `/`, "." and empty parts dropped (a ".." can only lead). */
+export const plansFolders = (text: string): ReadonlyArray<string> =>
+  path.posix
+    .normalize(text.replaceAll("\\", "/"))
+    .split("/")
+    .filter((part) => part !== "" && part !== ".")
+
+/**
+ * What is wrong with `plans.directory` (undefined when nothing is): a folder written relative to
+ * the workspace that stays inside it. Links are not followed here (the workspace is not known when
+ * config.json is read); the plan file's writer refuses a folder that is a link (src/files/confined-write.ts).
+ */
+export const plansDirectoryProblem = (text: string): string | undefined => {
+  const example = 'a folder inside the workspace, relative to it (e.g. ".crystal/plans")'
+  if (text.trim() === "") return `expected ${example}, got an empty path`
+  if (path.isAbsolute(text) || text.startsWith("~") || /^[A-Za-z]:/.test(text)) return `${JSON.stringify(text)} is not relative to the workspace; expected ${example}`
+  if (plansFolders(text)[0] === "..") return `${JSON.stringify(text)} leads outside the workspace; expected ${example}`
+  return undefined
+}
+
+/** Where plan files go (docs/plans.md); absent: ~/.crystal/plans. */
+export const PlansSettings = Schema.Struct({
+  directory: Schema.optional(
+    Schema.String.pipe(
+      Schema.filter((text) => plansDirectoryProblem(text) ?? true),
+      Schema.annotations({ identifier: 'a folder inside the workspace (e.g. ".crystal/plans")' })
+    )
+  )
+}).annotations({ identifier: 'an object like {"directory": ".crystal/plans"}', parseOptions: { onExcessProperty: "error" } })
+export type PlansSettings = typeof PlansSettings.Type
+
 export const BackgroundTimeout = Schema.Union(PositiveNumber, Schema.Null, Schema.Literal("unlimited"))
 
 export const Config = Schema.Struct({
@@ -190,7 +222,9 @@ export const Config = Schema.Struct({
   retry: Schema.optional(RetrySettings),
   shellEnv: Schema.optional(ShellEnvSettings),
   /** MCP servers whose tools join the session's (SPEC B4). */
-  mcpServers: Schema.optional(McpServers)
+  mcpServers: Schema.optional(McpServers),
+  /** Where each session's plan file is kept (docs/plans.md). */
+  plans: Schema.optional(PlansSettings)
 })
 export type Config = typeof Config.Type
 

@@ -24,6 +24,8 @@ export interface AuthorizeSettings {
   readonly approval: ApprovalMode
   /** From the tool's spec: its every write goes through the path fence. */
   readonly writesThroughFence: boolean
+  /** From the tool's spec: its only write is the session's own file (the plan). */
+  readonly writesSessionFile?: boolean | undefined
 }
 
 export const authorize = (
@@ -48,6 +50,7 @@ export const authorize = (
       arguments: call.arguments,
       classification,
       writesThroughFence: settings.writesThroughFence,
+      writesSessionFile: settings.writesSessionFile,
       mode: settings.mode,
       approval: settings.approval,
       conversation: Effect.map(conversation.document, (doc) => conversationDigest(doc.items))

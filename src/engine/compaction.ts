@@ -21,6 +21,8 @@ import { Renderer } from "./renderer.ts"
 import { estimateContextTokens } from "./token-estimate.ts"
 import { Toolbox, toolDefinitions } from "./toolbox.ts"
 import { plural } from "../text/plural.ts"
+import { PlanFile } from "../plans/plan-file.ts"
+import { planSteps } from "../plans/steps.ts"
 
 export type CompactionOutcome =
   | { readonly _tag: "Compacted"; readonly record: Compaction; readonly summarizedItems: number; readonly keptItems: number }
@@ -34,6 +36,14 @@ export const contextTokens = (doc: SessionDocument) =>
   )
 
 const thousands = (tokens: number): string => (tokens >= 10_000 ? `${Math.round(tokens / 1000)}k` : tokens.toLocaleString("en-US"))
+
+/** The plan's path and step lines as the file has them now; undefined without a plan (or a session without a plan file). */
+const planSnapshot = Effect.gen(function* () {
+  const found = yield* Effect.serviceOption(PlanFile)
+  if (Option.isNone(found)) return undefined
+  const read = yield* found.value.read
+  return read._tag === "Read" ? { path: found.value.path, steps: planSteps(read.text).map((step) => step.line) } : undefined
+})
 
 export const compactConversation = (trigger: "manual" | "auto", instructions?: string) =>
   Effect.gen(function* () {
@@ -55,6 +65,7 @@ export const compactConversation = (trigger: "manual" | "auto", instructions?: s
       yield* renderer.note(`Compaction failed: ${summary.left.message}. The conversation is unchanged.`)
       return { _tag: "Failed", reason: summary.left.message } satisfies CompactionOutcome
     }
+    const planKept = yield* planSnapshot
     const draft: Compaction = {
       _tag: "compaction",
       id: newItemId(),
@@ -64,6 +75,7 @@ export const compactConversation = (trigger: "manual" | "auto", instructions?: s
       todos,
       trigger,
       ...(asked === "" ? {} : { instructions: asked }),
+      ...(planKept === undefined ? {} : { plan: planKept }),
       tokensBefore,
       tokensAfter: 0
     }

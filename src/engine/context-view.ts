@@ -34,6 +34,12 @@ export const summaryMessage = (compaction: Compaction, keptVerbatim: boolean): U
   if (compaction.todos.length > 0) {
     parts.push(`The todo list when the summary was written (todoread shows the current one):\n${formatTodos(compaction.todos)}`)
   }
+  if (compaction.plan !== undefined) {
+    const steps = compaction.plan.steps.length === 0 ? "(it has no steps)" : compaction.plan.steps.join("\n")
+    parts.push(
+      `The session's plan file is ${compaction.plan.path} (the plan tool shows it whole and marks its steps). Its steps when the summary was written, verbatim:\n${steps}`
+    )
+  }
   return { _tag: "user", id: compaction.id, text: parts.join("\n\n") }
 }
 

@@ -155,7 +155,12 @@ const runCall = (call: ToolCall, settings: ExecutionSettings): Effect.Effect<Too
     if (Either.isLeft(classified)) return failure(classified.left)
     // onApproval may only raise what the host decided; rewriteApproval (raw) may set anything, and the policy still decides.
     const classification = yield* (yield* PluginLoader).hooks.approval(call, classified.right)
-    const verdict = yield* authorize(call, classification, { ...settings, writesThroughFence: tool.writesThroughFence === true })
+    const verdict = yield* authorize(call, classification, {
+      ...settings,
+      writesThroughFence: tool.writesThroughFence === true,
+      // Only a built-in tool is trusted to write nothing but the session's own file.
+      writesSessionFile: tool.writesSessionFile === true && tool.external !== true
+    })
     if (verdict._tag === "Refuse") return failure(verdict.text)
     // The operator or the policy allowed exactly these paths for this call.
     const outside = classification.paths.filter((path) => path.scope === "outside").map((path) => ({ root: path.real, access: path.access }))
@@ -173,6 +178,12 @@ const runCall = (call: ToolCall, settings: ExecutionSettings): Effect.Effect<Too
     }
     const callContext = { ...sandboxed, spill: (toolName: string, text: string) => sandboxed.spill(toolName, redactText(context.secrets, text)), progress }
     return yield* tool.run(args, callContext).pipe(
+      // Only a built-in tool ends a turn (propose_plan).
+      Effect.map((output): ToolOutput => {
+        if (tool.external !== true || output.endsTurn === undefined) return output
+        const { endsTurn: _ignored, ...rest } = output
+        return rest
+      }),
       Effect.catchTags({ ToolError: (error) => Effect.succeed(failure(error.message)), FenceError: (error) => Effect.succeed(failure(error.message)) }),
       catchDefects(tool),
       // No progress event after the call's result.

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { Classification } from "../approval/classification.ts"
+import type { PlanDecision, PlanProposal } from "../plans/proposal.ts"
 import type { Question, QuestionsOutcome } from "../tools/questions.ts"
 
 export interface ApprovalRequest {
@@ -32,6 +33,11 @@ export interface OperatorShape {
    * questions or a multi-select share one confirm step before they are submitted.
    */
   readonly askQuestions: (questions: ReadonlyArray<Question>) => Effect.Effect<QuestionsOutcome>
+  /**
+   * Shows the session's plan and asks what comes next (propose_plan); the text is re-read from the
+   * file if the operator edits it. Absent where nobody can decide (`crystal run`): NoOperator.
+   */
+  readonly proposePlan?: ((plan: PlanProposal) => Effect.Effect<PlanDecision>) | undefined
 }
 
 export class Operator extends Context.Tag("crystal/Operator")<Operator, OperatorShape>() {}

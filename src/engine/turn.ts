@@ -174,25 +174,32 @@ const respond = (settings: TurnSettings) => Effect.gen(function* () {
     return message
   })
 
-const cancelledResult = (call: ToolCall): ToolResult => ({
-  _tag: "tool_result",
-  id: newItemId(),
-  callId: call.id,
-  name: call.name,
-  text: "cancelled by the operator before it finished",
-  isError: true
-})
+const unansweredResult =
+  (text: string) =>
+  (call: ToolCall): ToolResult => ({ _tag: "tool_result", id: newItemId(), callId: call.id, name: call.name, text, isError: true })
 
-/** Runs the calls in order; if interrupted, every call still gets a result so the transcript stays valid. */
+const cancelledResult = unansweredResult("cancelled by the operator before it finished")
+
+/**
+ * Runs the calls in order; if interrupted, every call still gets a result so the transcript stays
+ * valid. True when a call ended the turn (its output said `endsTurn`): the calls after it are not run.
+ */
 const runToolCalls = (calls: ReadonlyArray<ToolCall>) =>
   Effect.gen(function* () {
     const renderer = yield* Renderer
     const conversation = yield* Conversation
     const answered = new Set<string>()
+    let endedBy: string | undefined
     const runAll = Effect.forEach(
       calls,
       (call) =>
         Effect.gen(function* () {
+          if (endedBy !== undefined) {
+            const skipped = unansweredResult(`not run: ${endedBy} ended the turn`)(call)
+            answered.add(call.id)
+            yield* conversation.append(skipped)
+            return
+          }
           yield* renderer.toolStarted(call)
           const started = Date.now()
           const doc = yield* conversation.document
@@ -210,6 +217,7 @@ const runToolCalls = (calls: ReadonlyArray<ToolCall>) =>
           answered.add(call.id)
           yield* conversation.append(result)
           yield* renderer.toolFinished(result, Date.now() - started)
+          if (output.endsTurn === true) endedBy = call.name
         }),
       { discard: true }
     )
@@ -221,6 +229,7 @@ const runToolCalls = (calls: ReadonlyArray<ToolCall>) =>
       )
     )
     yield* conversation.save
+    return endedBy !== undefined
   })
 
 /** What the operator sends: text, and the images attached to it (their markers are in the text). */
@@ -277,7 +286,10 @@ const turnLoop = (conversation: ConversationShape, settings: TurnSettings) =>
         yield* conversation.flush
         return { _tag: "Answered", steps, usage } satisfies TurnOutcome
       }
-      yield* runToolCalls(calls)
+      if (yield* runToolCalls(calls)) {
+        yield* conversation.flush
+        return { _tag: "Answered", steps, usage } satisfies TurnOutcome
+      }
       if (steps >= budget) {
         const goOn = yield* operator.confirm(
           `The model has made ${steps} requests in this turn. Let it continue for ${settings.maxSteps} more?`,

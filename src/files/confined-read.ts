@@ -83,7 +83,7 @@ const readAll = (fd: number, maxBytes: number): Buffer | undefined => {
 const openFlags = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOCTTY ?? 0)
 
 /** The path the kernel holds for an open descriptor (Linux); undefined where /proc cannot tell. */
-const openedPath = (fd: number): string | undefined => {
+export const openedPath = (fd: number): string | undefined => {
   if (process.platform !== "linux") return undefined
   try {
     return fs.readlinkSync(`/proc/self/fd/${fd}`)

@@ -111,6 +111,11 @@ export const Compaction = Schema.TaggedStruct("compaction", {
   trigger: Schema.Literal("manual", "auto"),
   /** What the operator asked of the summary (/compact INSTRUCTIONS). */
   instructions: Schema.optional(Schema.String),
+  /**
+   * The session's plan file when the summary was written (docs/plans.md): its path and its step
+   * lines (`- [ ] …`, `- [~] …`, `- [x] …`) exactly as the file had them, kept outside the summary.
+   */
+  plan: Schema.optional(Schema.Struct({ path: Schema.String, steps: Schema.Array(Schema.String) })),
   /** Estimated tokens of the context before and after. */
   tokensBefore: Schema.Number,
   tokensAfter: Schema.Number

@@ -5,6 +5,8 @@
  */
 import { bashToolNames } from "./bash-specs.ts"
 import { describeImageSpec, viewImageSpec } from "./image-specs.ts"
+import { planToolName } from "./plan-tool.ts"
+import { proposePlanToolName } from "./propose-plan-tool.ts"
 import { questionToolName } from "./question-tool.ts"
 import { searchSpec } from "./search-spec.ts"
 import { skillToolName } from "./skill-tool.ts"
@@ -15,9 +17,11 @@ import { editSpec, writeSpec } from "./write-specs.ts"
 /** The built-in tools' names, in the order makeBuiltinTools offers them. */
 export const builtinToolNames: ReadonlyArray<string> = [readSpec, listSpec, treeSpec, globSpec, grepSpec, searchSpec, editSpec, writeSpec].map((spec) => spec.name)
 
-/** The tools each session makes for itself, because they need its services (todo list, operator, skills, shell). */
+/** The tools each session makes for itself, because they need its services (todo list, plan file, operator, skills, shell). */
 export const sessionToolNames: ReadonlyArray<string> = [
   ...Object.values(todoToolNames),
+  planToolName,
+  proposePlanToolName,
   questionToolName,
   skillToolName,
   viewImageSpec.name,

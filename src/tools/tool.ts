@@ -20,6 +20,11 @@ export interface ToolOutput {
   readonly text: string
   readonly images?: ReadonlyArray<ImageRef>
   readonly isError?: boolean
+  /**
+   * The turn ends once this call's result is in: no further model request, and the calls after it
+   * in the same response get a "not run" result (propose_plan: the operator decides what comes next).
+   */
+  readonly endsTurn?: true
 }
 
 /** How far a running call has got: an MCP server's progress notification, for one. */
@@ -80,6 +85,13 @@ export interface ToolSpec<F extends Schema.Struct.Fields = Schema.Struct.Fields>
    * the files it changed.
    */
   readonly writesThroughFence?: boolean
+  /**
+   * The only file it reads or writes is one Crystal keeps for the session at a path Crystal chose,
+   * never one from the arguments (the plan tools and the plan file): plan mode lets it run, and so
+   * does every approval mode but audit, unasked (docs/security.md, "The plan file"). Believed only
+   * from a built-in tool.
+   */
+  readonly writesSessionFile?: true
   /** Offered only while the active model takes images (view_image: its result is an image, SPEC I7). */
   readonly needsImageInput?: boolean
   /** Supplied from outside Crystal (a tool set, an MCP server): catalogs list it after every built-in tool (SPEC M1, M2). */

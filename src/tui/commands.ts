@@ -12,6 +12,7 @@ import { Providers } from "../providers/providers.ts"
 import type { SessionControls } from "../engine/session-controls.ts"
 import { describePlugin } from "../plugins/describe.ts"
 import { PluginLoader } from "../plugins/plugin-loader.ts"
+import { PlanFile } from "../plans/plan-file.ts"
 import type { AttachmentAction } from "../prompts/attachments.ts"
 import type { SessionSummary } from "../session/store.ts"
 import type { RecentWorkspace } from "../session/workspaces.ts"
@@ -60,6 +61,21 @@ const say = (context: CommandContext, ...lines: ReadonlyArray<string>): CommandE
 const setMode = (mode: "plan" | "work") => (_args: string, context: CommandContext): CommandEffect =>
   context.controls.setMode(mode).pipe(Effect.zipRight(say(context, `${mode} mode`)))
 
+/** The session's plan file: its path, then the plan as written (docs/plans.md). */
+const showPlan = (context: CommandContext): CommandEffect =>
+  Effect.flatMap(PlanFile, (plan) =>
+    Effect.flatMap(plan.read, (read) => {
+      switch (read._tag) {
+        case "Missing":
+          return say(context, context.palette.dim(`no plan yet (${plan.path})`))
+        case "Refused":
+          return say(context, `the plan was not read: ${read.reason}`)
+        case "Read":
+          return say(context, context.palette.dim(`plan: ${plan.path}`), ...read.text.replace(/\n$/, "").split("\n"))
+      }
+    })
+  )
+
 const helpCommand: SlashCommand = {
   name: "help",
   description: "commands and keys",
@@ -91,7 +107,11 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
           ? Effect.flatMap(Conversation, (conversation) => conversation.document).pipe(Effect.flatMap((doc) => say(context, `${doc.mode} mode`)))
           : Effect.fail({ message: "usage: /mode [plan|work]" })
   },
-  { name: "plan", description: "switch to plan mode (read-only)", run: setMode("plan") },
+  {
+    name: "plan",
+    description: "switch to plan mode (read-only but for the plan file) and show the session's plan",
+    run: (args, context) => setMode("plan")(args, context).pipe(Effect.zipRight(showPlan(context)))
+  },
   { name: "work", description: "switch to work mode (every tool)", run: setMode("work") },
   {
     name: "model",

@@ -15,6 +15,7 @@ import { visible, visibleValue } from "../terminal/inert.ts"
 import { inertPrompts, type InertPrompts } from "./inert-prompts.ts"
 import { plural } from "../text/plural.ts"
 import { bashToolNames } from "../tools/bash-specs.ts"
+import { choosePlan } from "./plan-dialog.ts"
 
 export interface DialogHost {
   /** Hides the live region and hands the keyboard over; returns how to take it back. */
@@ -182,6 +183,7 @@ export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
       })
     },
     askQuestions: (questions) => dialog((prompts, io) => askAll(prompts, io, questions)),
+    proposePlan: (plan) => dialog((prompts, io) => choosePlan(prompts, io, plan, { commit: host.commit, env: process.env }, palette)),
     pickSession: (sessions) =>
       dialog(async (prompts, io) => {
         const options = sessions.map((session) => ({

@@ -9,7 +9,8 @@ import type { Session } from "../../../layers/session.ts"
 import type { SessionHostShape } from "../../../layers/session-host.ts"
 import { Conversation } from "../../engine/conversation.ts"
 import { Renderer } from "../../engine/renderer.ts"
-import { runTurn, type UserInput } from "../../engine/turn.ts"
+import { runTurn, type TurnSettings, type UserInput } from "../../engine/turn.ts"
+import { planInstruction } from "../../plans/instruction.ts"
 import { selectPromptSet } from "../../prompts/sets.ts"
 import { Providers } from "../../providers/providers.ts"
 import { saveLateTitle } from "../../session/late-title.ts"
@@ -46,11 +47,26 @@ const nameInBackground = (host: Host, running: Session, id: string, titles: Scop
     Effect.forkIn(titles)
   )
 
+/**
+ * After propose_plan's "Start working on it" (docs/plans.md): work mode, and a Work turn whose
+ * instruction is the plan as approved, in the same fiber (Ctrl+C cancels it like any turn).
+ */
+const workOnApprovedPlan = (session: Session, settings: TurnSettings) =>
+  Effect.gen(function* () {
+    const approved = yield* session.plan.takeApproved
+    if (approved === undefined) return
+    yield* session.controls.setMode("work")
+    yield* (yield* Renderer).note(`work mode: carrying out the plan (${approved.path})`)
+    yield* runTurn(planInstruction(approved), settings)
+  })
+
 /** A prompt's turn; its failure and its cancellation are told by the view. */
 export const promptTurn = (host: Host, view: TurnView, titles: Scope.Scope, input: UserInput): Effect.Effect<void> => {
   const { session, prepared } = host.current()
-  return runTurn(input, { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }).pipe(
+  const settings: TurnSettings = { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }
+  return runTurn(input, settings).pipe(
     Effect.tap((outcome) => (outcome._tag === "Answered" ? nameInBackground(host, session, prepared.document.id, titles) : Effect.void)),
+    Effect.tap(() => workOnApprovedPlan(session, settings)),
     // Through the session's renderer, which redacts its secrets: a provider's error can quote a key.
     Effect.catchAll((error) => Effect.flatMap(Renderer, (renderer) => renderer.failed(error.message))),
     Effect.onInterrupt(() => Effect.sync(view.interrupted)),

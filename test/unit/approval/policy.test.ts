@@ -48,6 +48,26 @@ describe("approval policy", () => {
     expect(decide(mode, { classification: call(risk, authority, scope), builtinEdit })._tag).toBe(expected)
   })
 
+  // The plan tool: its only write is the session's plan file, at a path Crystal chose (ToolSpec.writesSessionFile).
+  const planWrite: Classification = { risk: "low", authority: "write", scope: "outside", summary: "write the session's plan", paths: [] }
+  it.each([
+    ["plan", "Allow"],
+    ["default", "Allow"],
+    ["edit", "Allow"],
+    ["review", "Allow"],
+    ["audit", "Ask"],
+    ["full", "Allow"]
+  ] as const)("the session's plan file under %s → %s; the same write without the session-file fact is not allowed that way", (mode, expected) => {
+    expect(decide(mode, { classification: planWrite, builtinEdit: false, sessionFile: true })._tag).toBe(expected)
+    if (mode !== "full") expect(decide(mode, { classification: planWrite, builtinEdit: false })._tag).not.toBe("Allow")
+    expect(decide(mode, { classification: { ...planWrite, authority: "read" }, builtinEdit: false, sessionFile: true })._tag).toBe(expected)
+    // A forbidden classification stays refused, and an execute is not a session-file write.
+    expect(decide(mode, { classification: { ...planWrite, risk: "forbidden" }, builtinEdit: false, sessionFile: true })._tag).toBe("Deny")
+    expect(decide(mode, { classification: { ...planWrite, authority: "execute" }, builtinEdit: false, sessionFile: true })._tag).toBe(
+      decide(mode, { classification: { ...planWrite, authority: "execute" }, builtinEdit: false })._tag
+    )
+  })
+
   it.each(approvalModes)("refuses forbidden calls in %s mode", (mode) => {
     for (const authority of ["read", "write", "execute"] as const) {
       expect(decide(mode, { classification: call("forbidden", authority, "workspace"), builtinEdit: false })._tag).toBe("Deny")

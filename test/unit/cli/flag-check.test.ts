@@ -3,7 +3,7 @@ import { parseFast } from "../../../src/cli/fast-args.ts"
 import { checkSessionArgs } from "../../../src/cli/flag-check.ts"
 
 const flagList =
-  "--model, --mode, --approval, --disable-tool, --prompt-set, --prompt-attachments, --prompt-attachment, --image, --format, --resume, --continue, --trust-project-tools"
+  "--model, --mode, --approval, --disable-tool, --prompt-set, --prompt-attachments, --prompt-attachment, --image, --plan, --format, --resume, --continue, --trust-project-tools"
 
 /** argv → the one line it gets; every one of these is declined by the fast path first. */
 const rejected: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [

@@ -40,19 +40,19 @@ const sessionCatalogs = async () => {
 }
 
 describe("catalogs", () => {
-  it("a real session's Plan catalog is SPEC M1's, with nothing that writes or runs", async () => {
+  it("a real session's Plan catalog is SPEC M1's and the plan tool (B9), with nothing else that writes or runs", async () => {
     const { plan } = await sessionCatalogs()
-    expect(plan).toEqual(["read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "question", "skill"])
+    expect(plan).toEqual(["read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "plan", "question", "skill", "propose_plan"])
   })
 
   it("a real session's Work catalog is SPEC M2's, and every name it provides is one --disable-tool accepts", async () => {
     const { work, fileWriters } = await sessionCatalogs()
     expect(work).toEqual([
-      "read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "question", "skill",
+      "read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "plan", "question", "skill",
       "edit", "write", "bash", "bash_start", "bash_status", "bash_logs", "bash_stop"
     ])
-    // The image tools are provided too, but this model takes no images and no imageModel is configured.
-    expect([...work, "view_image", "describe_image"].sort()).toEqual([...providedToolNames].sort())
+    // The image tools are provided too, but this model takes no images and no imageModel is configured; propose_plan is Plan mode's.
+    expect([...work, "view_image", "describe_image", "propose_plan"].sort()).toEqual([...providedToolNames].sort())
     expect(fileWriters.sort()).toEqual(["edit", "write"])
   })
 
