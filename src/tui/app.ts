@@ -67,7 +67,9 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
     startupComplete()
     const ticker = yield* Effect.forkScoped(Effect.forever(Effect.delay(app.tick, "100 millis")))
     // SIGTERM (or SIGINT from outside) interrupts this wait: the turn is interrupted too, so it saves what was complete.
-    const code = yield* Deferred.await(finished).pipe(Effect.ensuring(Fiber.interrupt(ticker).pipe(Effect.zipRight(turns.stop))))
+    // The app is marked as leaving first (ExitAsked stops the turn itself), or the interrupted turn's end would start a queued prompt.
+    const leave = Fiber.interrupt(ticker).pipe(Effect.zipRight(app.handle({ _tag: "ExitAsked" })), Effect.zipRight(turns.stop))
+    const code = yield* Deferred.await(finished).pipe(Effect.ensuring(leave))
     live.close()
     terminal.restore()
     terminal.write(palette.dim(`session saved · resume it with: crystal --resume ${host.current().prepared.document.id}\n`))
