@@ -17,7 +17,7 @@ import type { SessionFlags } from "../cli/flags.ts"
 import type { SessionLocked } from "../session/lock.ts"
 import { colorWanted, loadPalette } from "../terminal/colors.ts"
 import { greeting } from "./app/announce.ts"
-import { readInput, type AppInput } from "./app/input.ts"
+import { readInput, superviseInput, type AppInput } from "./app/input.ts"
 import { makeLiveRegion } from "./app/live.ts"
 import { makeApp } from "./app/perform.ts"
 import { firstStatus, initialState } from "./app/state.ts"
@@ -58,7 +58,8 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
     const finished = yield* Deferred.make<number>()
     const app = makeApp({ store, live, palette, host, view, dialogs, turns, imageInput, finished, scope, columns: terminal.columns, disabledTools: prepared.disabledTools })
 
-    yield* Effect.forkScoped(readInput(inbox, { store, live, palette, imageInput, handle: app.handle, services: () => host.current().session.services }))
+    const input = readInput(inbox, { store, live, palette, imageInput, handle: app.handle, services: () => host.current().session.services })
+    yield* Effect.forkScoped(superviseInput(input, app.handle))
     terminal.onResize(live.render)
 
     live.commit(greeting(host.current(), palette))

@@ -3,12 +3,12 @@
  * lines, leaves. `handle` is the one way an event enters the app from a fiber (the input fiber, a
  * turn's end, a command's end): the state changes at once, then the effects run in order.
  */
-import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { SessionHostShape } from "../../../layers/session-host.ts"
 import type { Palette } from "../../terminal/colors.ts"
+import { causeLine } from "../../text/error-text.ts"
 import type { SlashCommand } from "../commands.ts"
 import type { Dialogs } from "../dialogs.ts"
 import { promptMark } from "../editor-view.ts"
@@ -101,6 +101,8 @@ export const makeApp = (parts: AppParts): App => {
         return say([palette.red(`unknown command /${effect.name} · /help lists them`)])
       case "CommandBroke":
         return say([palette.red(`crystal: /${effect.name} failed: ${effect.reason}; leaving`)])
+      case "InputBroke":
+        return say([palette.red(`crystal: reading the keyboard failed: ${effect.reason}; leaving`)])
       case "RecordHistory":
         return Effect.sync(() => void appendHistory(effect.file, effect.workspace, effect.text))
       case "StartTurn":
@@ -115,7 +117,7 @@ export const makeApp = (parts: AppParts): App => {
           // worth trusting: say so in one line and leave, rather than go on with one that cannot save.
           Effect.flatMap((exit) =>
             exit._tag === "Failure"
-              ? handle({ _tag: "CommandBroke", name: effect.name, reason: Cause.pretty(exit.cause).split("\n")[0] ?? "unknown error" })
+              ? handle({ _tag: "CommandBroke", name: effect.name, reason: causeLine(exit.cause) })
               : handle({ _tag: "CommandEnded", at: Date.now() }).pipe(Effect.zipRight(redraw))
           ),
           Effect.forkDaemon,
