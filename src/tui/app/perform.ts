@@ -16,6 +16,7 @@ import { appendHistory } from "../history.ts"
 import type { ImageInput } from "../image-input.ts"
 import type { TurnView } from "../turn-view.ts"
 import { makeCommandContext } from "./command-context.ts"
+import { forkInterruptibleDaemon, forkInterruptibleIn } from "./forks.ts"
 import type { LiveRegion } from "./live.ts"
 import { promptTurn, readStatus } from "./session-work.ts"
 import { turnRunning, type AppEffect, type AppEvent } from "./state.ts"
@@ -120,8 +121,7 @@ export const makeApp = (parts: AppParts): App => {
               ? handle({ _tag: "CommandBroke", name: effect.name, reason: causeLine(exit.cause) })
               : handle({ _tag: "CommandEnded", at: Date.now() }).pipe(Effect.zipRight(redraw))
           ),
-          Effect.forkDaemon,
-          Effect.asVoid
+          forkInterruptibleDaemon
         )
       case "CancelTurn":
         return turns.cancel
@@ -130,9 +130,9 @@ export const makeApp = (parts: AppParts): App => {
       case "Finish":
         return Deferred.succeed(parts.finished, effect.code)
       case "RefreshStatus":
-        return Effect.asVoid(Effect.forkIn(refreshStatus, scope))
+        return forkInterruptibleIn(refreshStatus, scope)
       case "RenderLater":
-        return Effect.asVoid(Effect.forkIn(Effect.delay(redraw, `${effect.ms} millis`), scope))
+        return forkInterruptibleIn(Effect.delay(redraw, `${effect.ms} millis`), scope)
     }
   }
 
