@@ -62,6 +62,15 @@ const flags = (settings: McpServerSettings): string =>
 
 const headerIsCredential = (name: string): boolean => /auth|key|token|secret|cookie/i.test(name)
 
+/**
+ * Git's settings from the environment (`GIT_CONFIG_KEY_0=core.fsmonitor`, `GIT_CONFIG_VALUE_0=./x`):
+ * KEY matches the credential rule, but the pair names a setting and, often, a program git runs.
+ * Always shown whole.
+ */
+const gitConfigPair = /^GIT_CONFIG_(KEY|VALUE)_\d+$/
+
+const envIsCredential = (name: string): boolean => credentialName.test(name) && !gitConfigPair.test(name)
+
 /** The server's working directory: `cwd` against the workspace (as written when it names a variable). */
 const workingDirectory = (workspace: string, settings: McpServerSettings): string => {
   const cwd = settings.cwd ?? "."
@@ -80,7 +89,7 @@ export const describeServer = (workspace: string, settings: McpServerSettings): 
     describe: `${shellWords([settings.command ?? "", ...(settings.args ?? [])])}${flags(settings)}`,
     details: [
       `cwd ${shellWord(workingDirectory(workspace, settings))}`,
-      ...Object.entries(settings.env ?? {}).map(([name, value]) => `env ${shellWord(name)}=${shownValue(name, value, (key) => credentialName.test(key), "env")}`)
+      ...Object.entries(settings.env ?? {}).map(([name, value]) => `env ${shellWord(name)}=${shownValue(name, value, envIsCredential, "env")}`)
     ]
   }
 }

@@ -51,6 +51,13 @@ describe("the trust question's lines for a workspace MCP server", () => {
       describe: "HTTP https://mcp.example/x (sampling on: may ask your model)",
       details: ['header Authorization: "Bearer abcd…" (masked)', "header X-Team: blue"]
     })
+    // Git's settings from the environment name a setting and a program git runs: never masked.
+    expect(describeServer(workspace, { command: "srv", env: { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "core.fsmonitor", GIT_CONFIG_VALUE_0: "touchpwned" } }).details).toEqual([
+      "cwd /w",
+      "env GIT_CONFIG_COUNT=1",
+      "env GIT_CONFIG_KEY_0=core.fsmonitor",
+      "env GIT_CONFIG_VALUE_0=touchpwned"
+    ])
     expect(describeServer(workspace, { command: "srv", trustAnnotations: true }).describe).toBe("srv (trusts its tools' read-only hints: such calls run unasked)")
   })
 
