@@ -102,6 +102,34 @@ describe("an MCP entry's trust hash", () => {
     expect(serverTrustHash(ws, settings, settings as McpServerSettings)).not.toBe(before)
   })
 
+  it("covers files named inside shell code and interpreter code: split at ; | & quotes and parentheses too", async () => {
+    const ws = await setup()
+    await writeTree(ws, { "a.sh": "echo a\n" })
+    const entries: ReadonlyArray<McpServerSettings> = [
+      { command: "sh", args: ["-c", "./a.sh;true"] },
+      { command: "sh", args: ["-c", "./a.sh|cat"] },
+      { command: "sh", args: ["-c", '"./a.sh"'] },
+      { command: "sh", args: ["-c", "./a.sh&&exit"] }
+    ]
+    for (const settings of entries) {
+      const before = serverTrustHash(ws, settings, settings)
+      await fs.writeFile(path.join(ws, "a.sh"), `echo ${Math.random()}\n`)
+      expect({ settings, changed: serverTrustHash(ws, settings, settings) !== before }).toEqual({ settings, changed: true })
+    }
+    const node: McpServerSettings = { command: "node", args: ["-e", "require('./x.cjs')"] }
+    const before = serverTrustHash(ws, node, node)
+    await fs.writeFile(path.join(ws, "x.cjs"), "2")
+    expect(serverTrustHash(ws, node, node)).not.toBe(before)
+  })
+
+  it("says when an argument is inline code whose files may not all be covered", () => {
+    expect(describeServer(workspace, { command: "sh", args: ["-c", "./a.sh;true"] }).details[0]).toMatch(/^runs inline code: trusting covers the workspace files it names, not files it reaches otherwise/)
+    expect(describeServer(workspace, { command: "/usr/bin/python3.12", args: ["-c", "import x"] }).details[0]).toMatch(/^runs inline code/)
+    expect(describeServer(workspace, { command: "env", args: ["A=1", "node", "--eval", "x"] }).details[0]).toMatch(/^runs inline code/)
+    expect(describeServer(workspace, { command: "node", args: ["server.mjs", "-e"] }).details).toEqual(["cwd /w"])
+    expect(describeServer(workspace, { command: "npx", args: ["-c", "x"] }).details).toEqual(["cwd /w"])
+  })
+
   it("an HTTP entry hashes as its canonical JSON alone, as before", async () => {
     const ws = await setup()
     const { createHash } = await import("node:crypto")
