@@ -31,23 +31,52 @@ const toolNames = [
   "todowrite", "todoread", "question", "skill", "bash", "bash_start", "bash_status", "bash_logs", "bash_stop"
 ]
 
+const messageOfShape = "Use messageOf(error) from src/text/error-text.ts."
+const pluralShape = "Use plural(count, noun) from src/text/plural.ts."
+
 const duplicateShapes = [
+  // error instanceof Error ? error.message : …, and with error?.message
   {
-    selector:
-      "ConditionalExpression[test.type='BinaryExpression'][test.operator='instanceof'][test.right.name='Error'][consequent.type='MemberExpression'][consequent.property.name='message']",
-    message: "Use messageOf(error) from src/text/error-text.ts."
+    selector: "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][consequent.type='MemberExpression'][consequent.property.name='message']",
+    message: messageOfShape
   },
   {
-    selector: "ConditionalExpression[test.operator='==='][test.right.value=1][consequent.value=''][alternate.value='s']",
-    message: "Use plural(count, noun) from src/text/plural.ts."
+    selector: "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][consequent.type='ChainExpression'][consequent.expression.property.name='message']",
+    message: messageOfShape
   },
+  // n === 1 ? "" : "s", n !== 1 ? "s" : "", n > 1 ? "s" : ""
+  { selector: "ConditionalExpression[test.operator=/^={2,3}$/][test.right.value=1][consequent.value=''][alternate.value='s']", message: pluralShape },
+  { selector: "ConditionalExpression[test.operator=/^(!={1,2}|>)$/][test.right.value=1][consequent.value='s'][alternate.value='']", message: pluralShape },
+  // n === 1 ? "1 tool" : `${n} tools`
+  { selector: "ConditionalExpression[test.operator=/^={2,3}$/][test.right.value=1][consequent.value=/^1 /][alternate.type='TemplateLiteral']", message: pluralShape },
+  // (error as ErrnoException).code ?? String(error), or || String(error)
+  {
+    selector: "LogicalExpression[operator=/^(\\?\\?|\\|\\|)$/][left.type='MemberExpression'][left.property.name='code'][right.type='CallExpression'][right.callee.name='String']",
+    message: "Use codeOf(error) from src/text/error-text.ts."
+  }
 ]
 
 /** In the product's code only: tests and plugin examples name tools as a model or a plugin would. */
-const toolNameLiteral = {
-  selector: `BinaryExpression[operator=/^[!=]==$/][right.type='Literal'][right.value=/^(${toolNames.join("|")})$/][left.property.name=/^(name|toolName)$/]`,
-  message: "Compare with the tool's name constant or spec (src/tools/*-specs.ts, tool-names.ts), not a literal."
-}
+const toolNameMessage = "Compare with the tool's name constant or spec (src/tools/*-specs.ts, tool-names.ts), not a literal."
+const toolNameValue = `/^(${toolNames.join("|")})$/`
+/** What holds a tool's name: `name`, `toolName` or `tool`, alone or as a property (`call.name`, `r.tool`). */
+const holdsToolName = (side) => `${side}.name=/^(name|toolName|tool)$/`
+const toolNameLiterals = [
+  // call.name === "bash", name === "bash", and the other way round
+  ...["left", "right"].flatMap((side) => {
+    const literal = side === "left" ? "right" : "left"
+    return [
+      `BinaryExpression[operator=/^[!=]==?$/][${literal}.type='Literal'][${literal}.value=${toolNameValue}][${side}.type='MemberExpression'][${side}.property.name=/^(name|toolName|tool)$/]`,
+      `BinaryExpression[operator=/^[!=]==?$/][${literal}.type='Literal'][${literal}.value=${toolNameValue}][${side}.type='Identifier'][${holdsToolName(side)}]`
+    ]
+  }),
+  // switch (call.name) { case "bash": }
+  `SwitchStatement[discriminant.property.name=/^(name|toolName|tool)$/] > SwitchCase > Literal.test[value=${toolNameValue}]`,
+  `SwitchStatement[discriminant.name=/^(name|toolName|tool)$/] > SwitchCase > Literal.test[value=${toolNameValue}]`,
+  // ["bash", "edit"].includes(call.name)
+  `CallExpression[callee.property.name='includes'][arguments.0.property.name=/^(name|toolName|tool)$/] > MemberExpression.callee > ArrayExpression.object > Literal[value=${toolNameValue}]`,
+  `CallExpression[callee.property.name='includes'][arguments.0.name=/^(name|toolName|tool)$/] > MemberExpression.callee > ArrayExpression.object > Literal[value=${toolNameValue}]`
+].map((selector) => ({ selector, message: toolNameMessage }))
 
 const localHelpers = [
   { selector: `VariableDeclarator[id.name=${sharedHelperName}]`, message: "This helper has one home (src/text/, src/files/within.ts): import it." },
@@ -73,13 +102,13 @@ export default tseslint.config(
     files: ["src/**/*.ts", "layers/**/*.ts"],
     rules: {
       "max-lines-per-function": ["error", { max: 120 }],
-      "no-restricted-syntax": ["error", ...duplicateShapes, ...localHelpers, toolNameLiteral]
+      "no-restricted-syntax": ["error", ...duplicateShapes, ...localHelpers, ...toolNameLiterals]
     }
   },
   {
     // The helpers' own homes.
     files: ["src/text/**", "src/files/within.ts"],
-    rules: { "no-restricted-syntax": ["error", toolNameLiteral] }
+    rules: { "no-restricted-syntax": ["error", ...toolNameLiterals] }
   },
   {
     files: ["**/*.js", "**/*.mjs"],

@@ -7,7 +7,8 @@ import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { captureCliErrors, reportCliError } from "./cli-errors.ts"
+import { captureCliErrors, reportArgsProblem, reportCliError } from "./cli-errors.ts"
+import { fullCliDisagreement } from "./flag-check.ts"
 import { runInvocation } from "./entry.ts"
 import type { Invocation } from "./flags.ts"
 import { ExitCode } from "../../layers/exit-code.ts"
@@ -57,7 +58,16 @@ export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<nu
 
 export const runFullCli = (argv: ReadonlyArray<string>, version: string): Effect.Effect<number> => {
   let exitCode: number = ExitCode.ok
-  const tree = commandTree(runInvocation, (code) => {
+  // What @effect/cli parsed must be what the session flags say, or the line is refused (flag-check.ts).
+  const checked = (invocation: Invocation): Effect.Effect<number> => {
+    const problem = fullCliDisagreement(argv, invocation)
+    if (problem === undefined) return runInvocation(invocation)
+    return Effect.sync(() => {
+      reportArgsProblem(problem)
+      return ExitCode.usage
+    })
+  }
+  const tree = commandTree(checked, (code) => {
     exitCode = code
   })
   // @effect/cli's validation errors are captured and printed as one line (cli-errors.ts).

@@ -43,7 +43,7 @@ const workspaceFrom = (workspace: Option.Option<string>): string => {
 /** "yes"/"no" for a project set (is its current content trusted?), "-" for home sets and sets that cannot load. */
 const trustCell = (home: string, workspace: string, entry: ToolSetEntry): string => {
   if (entry.source === "home" || entry.manifest === undefined) return "-"
-  const files = setFiles(entry.dir, entry.manifest)
+  const files = setFiles(entry.dir, entry.manifest, workspace)
   try {
     return yesNo(isTrusted(home, trustEntryFor(workspace, { ...entry, manifest: entry.manifest, files, hash: hashFiles(files) })))
   } catch {

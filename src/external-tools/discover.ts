@@ -7,6 +7,8 @@
 import * as path from "node:path"
 import { listManifestFolders, readManifestText } from "../config/manifest-reader.ts"
 import { crystalHomeRoot, workspaceRoot, type ConfinedRoot } from "../files/confined-read.ts"
+import { isWithin } from "../files/within.ts"
+import { fileWords } from "../trust/command-words.ts"
 import { hashFiles } from "../trust/hash-files.ts"
 import { manifestFileName, parseManifest, setNamePattern, setNameRule, type ToolSetManifest } from "./manifest.ts"
 
@@ -48,10 +50,28 @@ export const toolSetRoots = (home: string, workspace: string): Readonly<Record<T
 /** An argv element naming a file of the set: `./x` or `../x`, relative to the set's folder. */
 export const isSetRelative = (part: string): boolean => part.startsWith("./") || part.startsWith("../")
 
-export const setFiles = (dir: string, manifest: ToolSetManifest): ReadonlyArray<string> => {
+/**
+ * The files a set's trust hash covers: tools.json; a module's entry; for exec tools, each `./` or
+ * `../` part and its first word (resolved in the set's folder, as it runs: `./a.sh;true` names
+ * `a.sh` there) and every other word of the command (trust/command-words.ts) resolved in the
+ * workspace root, where exec tools run, kept when it lies inside the workspace
+ * (`sh scripts/run.sh`, `node -e "require('./x.cjs')"`). A word naming no file hashes as
+ * missing, so a file that appears there later asks again.
+ */
+export const setFiles = (dir: string, manifest: ToolSetManifest, workspace: string): ReadonlyArray<string> => {
   const files = [path.join(dir, manifestFileName)]
   if (manifest.runner === "module") files.push(path.join(dir, manifest.entry))
-  else for (const tool of manifest.tools) for (const part of tool.command) if (isSetRelative(part)) files.push(path.resolve(dir, part))
+  else {
+    for (const tool of manifest.tools) {
+      for (const part of tool.command) {
+        const words = fileWords(part)
+        // A `./` part is made absolute in the set's folder as a whole: its first word is the set's file.
+        if (isSetRelative(part)) files.push(path.resolve(dir, part), path.resolve(dir, words[0] ?? part))
+        const inWorkspace = isSetRelative(part) ? words.slice(1) : words
+        files.push(...inWorkspace.map((word) => path.resolve(workspace, word)).filter((file) => file !== workspace && isWithin(workspace, file)))
+      }
+    }
+  }
   return [...new Set(files)]
 }
 
@@ -93,7 +113,7 @@ export const discoverToolSets = (home: string, workspace: string): Discovery => 
   for (const entry of entries) if (entry.problem !== undefined && entry.state !== "replaced") notes.push(entry.problem)
   const sets = entries.flatMap((entry): Array<LoadableSet> => {
     if (entry.state !== "enabled" || entry.manifest === undefined) return []
-    const files = setFiles(entry.dir, entry.manifest)
+    const files = setFiles(entry.dir, entry.manifest, workspace)
     return [{ name: entry.name, source: entry.source, dir: entry.dir, manifestFile: entry.manifestFile, manifest: entry.manifest, files, hash: hashFiles(files) }]
   })
   return { entries, sets, notes }

@@ -15,6 +15,7 @@ import type { RedactorShape } from "../secrets/redactor.ts"
 import type { Secrets } from "../secrets/secrets.ts"
 import { shellWord, shellWords } from "../terminal/shell-words.ts"
 import type { Tool } from "../tools/tool.ts"
+import { inlineCodeNote } from "../trust/command-words.ts"
 import { decideTrust, type TrustAsker, type TrustDecision } from "../trust/trust-question.ts"
 import type { TrustEntry } from "../trust/trust-store.ts"
 import { discoverToolSets, type Discovery, type LoadableSet, type ToolSetEntry, type ToolSource } from "./discover.ts"
@@ -82,7 +83,10 @@ export const trustEntryFor = (workspace: string, set: LoadableSet): TrustEntry =
     ? { describe: `module ${shellWord(set.manifest.entry)} (imported into Crystal itself)`, details: [] }
     : {
         describe: `each tool runs its program in ${shellWord(workspace)}`,
-        details: set.manifest.tools.map((tool) => `${tool.name} → ${shellWords(tool.command)}`)
+        details: set.manifest.tools.flatMap((tool) => {
+          const inline = inlineCodeNote(tool.command)
+          return [`${tool.name} → ${shellWords(tool.command)}`, ...(inline === undefined ? [] : [`${tool.name} ${inline}`])]
+        })
       })
 })
 

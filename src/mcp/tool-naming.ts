@@ -9,6 +9,7 @@ import { distinctToolName, mcpToolName } from "./names.ts"
 import type { ServerState } from "./server-state.ts"
 import { holdsSecret } from "../secrets/redact.ts"
 import type { Secrets } from "../secrets/secrets.ts"
+import { plural } from "../text/plural.ts"
 
 /** The name as the server gives it, or as the model would see it (sanitised, clipped), holds a secret or a piece of one. */
 const nameHoldsSecret = (secrets: Secrets, server: string, tool: string): boolean =>
@@ -16,7 +17,7 @@ const nameHoldsSecret = (secrets: Secrets, server: string, tool: string): boolea
 
 /** What the operator is told of `count` tools refused for their names (which it does not repeat). */
 export const refusalNote = (server: string, count: number): string =>
-  `MCP server ${server}: ${count === 1 ? "1 tool is" : `${count} tools are`} not offered: ${count === 1 ? "its name holds" : "their names hold"} a secret of this session (a key from Crystal's environment or a server's credential, or a piece of one).`
+  `MCP server ${server}: ${plural(count, "tool")} ${count === 1 ? "is" : "are"} not offered: ${count === 1 ? "its name holds" : "their names hold"} a secret of this session (a key from Crystal's environment or a server's credential, or a piece of one).`
 
 export interface ToolNamer {
   /** The server's listed tools as catalog tools, under names no other offered tool has. */

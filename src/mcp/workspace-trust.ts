@@ -19,6 +19,7 @@ import { MIN_SECRET_LENGTH } from "../bash/shell-env.ts"
 import type { McpServerSettings } from "../config/schema.ts"
 import { isWithin } from "../files/within.ts"
 import { shellWord, shellWords } from "../terminal/shell-words.ts"
+import { fileWords, inlineCodeNote } from "../trust/command-words.ts"
 import { hashFiles } from "../trust/hash-files.ts"
 import type { TrustEntry } from "../trust/trust-store.ts"
 import { credentialName } from "./server-config.ts"
@@ -62,6 +63,15 @@ const flags = (settings: McpServerSettings): string =>
 
 const headerIsCredential = (name: string): boolean => /auth|key|token|secret|cookie/i.test(name)
 
+/**
+ * Git's settings from the environment (`GIT_CONFIG_KEY_0=core.fsmonitor`, `GIT_CONFIG_VALUE_0=./x`):
+ * KEY matches the credential rule, but the pair names a setting and, often, a program git runs.
+ * Always shown whole.
+ */
+const gitConfigPair = /^GIT_CONFIG_(KEY|VALUE)_\d+$/
+
+const envIsCredential = (name: string): boolean => credentialName.test(name) && !gitConfigPair.test(name)
+
 /** The server's working directory: `cwd` against the workspace (as written when it names a variable). */
 const workingDirectory = (workspace: string, settings: McpServerSettings): string => {
   const cwd = settings.cwd ?? "."
@@ -76,18 +86,22 @@ export const describeServer = (workspace: string, settings: McpServerSettings): 
       details: Object.entries(settings.headers ?? {}).map(([name, value]) => `header ${shellWord(name)}: ${shownValue(name, value, headerIsCredential, "header")}`)
     }
   }
+  const argv = [settings.command ?? "", ...(settings.args ?? [])]
+  const inline = inlineCodeNote(argv)
   return {
-    describe: `${shellWords([settings.command ?? "", ...(settings.args ?? [])])}${flags(settings)}`,
+    describe: `${shellWords(argv)}${flags(settings)}`,
     details: [
+      ...(inline === undefined ? [] : [inline]),
       `cwd ${shellWord(workingDirectory(workspace, settings))}`,
-      ...Object.entries(settings.env ?? {}).map(([name, value]) => `env ${shellWord(name)}=${shownValue(name, value, (key) => credentialName.test(key), "env")}`)
+      ...Object.entries(settings.env ?? {}).map(([name, value]) => `env ${shellWord(name)}=${shownValue(name, value, envIsCredential, "env")}`)
     ]
   }
 }
 
 /**
  * The workspace paths a stdio server's command line and env name: every word of the command, the
- * args and the env values (split at white space, `=` and `:`) resolved against its working
+ * args and the env values (trust/command-words.ts: split at white space, `=`, `:`, shell
+ * metacharacters and quotes) resolved against its working
  * directory, kept when inside the workspace; with a PATH in its env, the command in each workspace
  * folder of that PATH. Whether each exists is hashFiles' business (a missing one hashes as missing,
  * so a file that appears later asks again).
@@ -97,9 +111,7 @@ export const namedWorkspaceFiles = (workspace: string, settings: McpServerSettin
   const cwd = workingDirectory(workspace, settings)
   const base = reference.test(cwd) ? workspace : cwd
   const env = settings.env ?? {}
-  const words = [settings.command ?? "", ...(settings.args ?? []), ...Object.values(env)]
-    .flatMap((text) => text.split(/[\s=:]+/))
-    .filter((word) => word !== "" && !word.startsWith("-") && !reference.test(word))
+  const words = [settings.command ?? "", ...(settings.args ?? []), ...Object.values(env)].flatMap(fileWords)
   const inside = (file: string) => isWithin(workspace, file) && file !== workspace
   const files = words.map((word) => path.resolve(base, word)).filter(inside)
   const command = settings.command ?? ""

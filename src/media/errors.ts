@@ -1,6 +1,6 @@
 /** Why an image was not taken or cannot be read back. Each message reads well on its own line. */
 import * as Schema from "effect/Schema"
-import { formatBytes } from "../text/bytes.ts"
+import { formatSizeOverLimit } from "../text/bytes.ts"
 
 /** The bytes are not png, jpeg, gif or webp; `seen` says what they look like. */
 export class UnsupportedImage extends Schema.TaggedError<UnsupportedImage>()("UnsupportedImage", {
@@ -18,7 +18,7 @@ export class ImageTooLarge extends Schema.TaggedError<ImageTooLarge>()("ImageToo
   limit: Schema.Number
 }) {
   override get message(): string {
-    const [size, limit] = formatBytes(this.bytes) === formatBytes(this.limit) ? [`${this.bytes} bytes`, `${this.limit} bytes`] : [formatBytes(this.bytes), formatBytes(this.limit)]
+    const { size, limit } = formatSizeOverLimit(this.bytes, this.limit)
     return `${this.source} is too large: ${size}, the limit is ${limit}`
   }
 }

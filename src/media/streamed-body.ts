@@ -5,8 +5,10 @@
  * carries a short token where the base64 goes; the fetch every adapter gives its SDK finds the
  * tokens in the finished JSON body and sends it as a stream: the JSON around each token, then
  * the file's base64, read in small chunks, with an exact Content-Length. The bytes are hashed
- * while they stream; a file that no longer matches its name fails the request instead of sending
- * other bytes. A request without tokens is passed through untouched.
+ * while they stream and the last chunk waits for the check: a file that no longer matches its name
+ * fails the request before its last chunk, so the server never gets a whole request with other
+ * bytes (an image of one chunk sends none of them; a larger one may have sent its earlier chunks
+ * of a body that never completes). A request without tokens is passed through untouched.
  *
  * A token says everything the fetch needs (the hash, the size, the file) and carries an HMAC of it
  * under a key of this process, so there is no table of prepared images to keep (per process or per
@@ -76,19 +78,24 @@ async function* imageChunks(sha256: string, image: StreamedImage): AsyncGenerato
   const handle = await fs.open(image.file, "r")
   try {
     const buffer = Buffer.alloc(chunkBytes)
-    let sent = 0
+    let read = 0
+    // One chunk is held back: the last goes only once the whole file has checked, so an image of one
+    // chunk (768 KiB) sends no byte before its check; a larger one fails mid-body, never completing a request.
+    let held: Uint8Array | undefined
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, chunkBytes, null)
       if (bytesRead === 0) break
       const chunk = buffer.subarray(0, bytesRead)
       hash.update(chunk)
-      sent += bytesRead
+      read += bytesRead
       // Each chunk's base64 is garbage once sent; collect it every few MiB, or it piles up.
-      if (sent % collectEvery < bytesRead) releaseImageMemory()
-      if (sent > image.bytes) break
-      yield Buffer.from(chunk.toString("base64"), "latin1")
+      if (read % collectEvery < bytesRead) releaseImageMemory()
+      if (read > image.bytes) break
+      if (held !== undefined) yield held
+      held = Buffer.from(chunk.toString("base64"), "latin1")
     }
-    if (sent !== image.bytes || hash.hex() !== sha256) throw new Error(`the media file ${image.file} changed while it was being sent`)
+    if (read !== image.bytes || hash.hex() !== sha256) throw new Error(`the media file ${image.file} changed while it was being sent`)
+    if (held !== undefined) yield held
   } finally {
     await handle.close()
   }

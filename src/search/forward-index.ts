@@ -41,7 +41,7 @@ import type { SearchIndexCache } from "./cache.ts"
 import { DEF_FLAG, FILE_BINARY, FILE_TOO_BIG, FILE_UNREADABLE, searchWorkerSource, TF_MASK, type SearchKernel } from "./kernel.ts"
 import { bestRows, FLAG_BASE, FLAG_DEF, FLAG_DIR, idfOf, scoreMatches, type Matches, type QueryTerm } from "./ranking.ts"
 import { kernelConfig, makeKernel, splitWords, stem } from "./tokenize.ts"
-import { WalkDir, type WalkEntry } from "../files/walk/walk.ts"
+import { WalkDir, yieldToLoop, type WalkEntry } from "../files/walk/walk.ts"
 
 /** At most this many files are indexed under one root; the rest are left out (and said so). */
 export const SEARCH_MAX_FILES = 200_000
@@ -133,7 +133,6 @@ export interface IndexStats {
   readonly workerFiles: number
 }
 
-const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 const growInt32 = (array: Int32Array, needed: number): Int32Array => {
   if (needed <= array.length) return array

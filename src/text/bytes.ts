@@ -17,3 +17,10 @@ export const formatBytes = (bytes: number): string => {
   }
   return `${value.toFixed(1).replace(/\.0$/, "")} ${units[unit]}`
 }
+
+/**
+ * A size and the limit it is over, both for people; in exact bytes when they would print alike
+ * ("32 MiB" over "32 MiB" says nothing).
+ */
+export const formatSizeOverLimit = (bytes: number, limit: number): { readonly size: string; readonly limit: string } =>
+  formatBytes(bytes) === formatBytes(limit) ? { size: `${bytes} bytes`, limit: `${limit} bytes` } : { size: formatBytes(bytes), limit: formatBytes(limit) }

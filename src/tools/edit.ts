@@ -26,7 +26,7 @@ import { disjoint, locate, nearMiss, unescaped, withoutLinePrefixes, type Match 
 import { statOrNotFound } from "./not-found.ts"
 import type { KeyedSemaphore } from "../files/keyed-semaphore.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
-import { formatBytes } from "../text/bytes.ts"
+import { formatSizeOverLimit } from "../text/bytes.ts"
 import { plural } from "../text/plural.ts"
 import { editSpec } from "./write-specs.ts"
 
@@ -149,7 +149,8 @@ const edit = async (real: string, display: string, args: EditArgs, context: Tool
   if (stat.isDirectory()) throw new ToolError({ message: `${display} is a directory; edit changes a file.` })
   if (!stat.isFile()) throw new ToolError({ message: `${display} is not a regular file; edit changes regular files only.` })
   if (stat.size > EDIT_MAX_BYTES) {
-    throw new ToolError({ message: `${display} is ${formatBytes(stat.size)}; edit changes files up to ${formatBytes(EDIT_MAX_BYTES)}.` })
+    const { size, limit } = formatSizeOverLimit(stat.size, EDIT_MAX_BYTES)
+    throw new ToolError({ message: `${display} is ${size}; edit changes files up to ${limit}.` })
   }
 
   const handle = await openForReading(real)

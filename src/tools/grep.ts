@@ -4,10 +4,10 @@ import * as Effect from "effect/Effect"
 import { decodeForSearch, grepBuiltin, grepGlob } from "./grep-builtin.ts"
 import { formatRecords, GREP_MAX_RECORDS, GREP_MAX_TEXT, type GrepRequest, type GrepResult } from "./grep-records.ts"
 import { statOrNotFound } from "./not-found.ts"
-import { findRipgrep, grepWithRipgrep } from "./ripgrep.ts"
+import { findRipgrep, grepWithRipgrep, RipgrepUnavailable } from "./ripgrep.ts"
 import { ToolError, type ToolContext, type ToolFailure, type ToolOutput } from "./tool.ts"
 import { capLines, type OutputCaps } from "./truncate.ts"
-import { ignoreRootFor, WalkAborted } from "../files/walk/walk.ts"
+import { firstRefusedIgnoreFile, ignoreRootFor, WalkAborted } from "../files/walk/walk.ts"
 import { messageOf } from "../text/error-text.ts"
 import { formatBytes } from "../text/bytes.ts"
 import { grepSpec } from "./specs.ts"
@@ -44,11 +44,30 @@ export const runBuiltinGrep = (request: GrepRequest): Effect.Effect<GrepResult, 
 /** How much of a named file decides whether it is binary. */
 const binarySniffBytes = 8192
 
-/** The search with `rg` when a program is given, falling back to the built-in one if it cannot start. */
+/**
+ * The search's directories are walked first for an ignore file the walker refuses (a FIFO, a
+ * device, one too large to read): rg would open it itself, and a FIFO blocks it until a writer comes,
+ * `/dev/zero` feeds it without end. When there is one, the built-in search (which reads it as
+ * absent) answers instead. Walked before rg rather than beside it: on two cores the walk alongside
+ * rg cost more wall time than the walk alone (scripts/bench/grep-ignore-check.ts).
+ */
+const ripgrepUnlessRefused = (ripgrep: string, request: GrepRequest): Effect.Effect<GrepResult, ToolError | RipgrepUnavailable> =>
+  request.targetIsFile
+    ? grepWithRipgrep(ripgrep, request)
+    : Effect.tryPromise({
+        try: (signal) => firstRefusedIgnoreFile(request.root, request.target, { filter: request.glob === undefined ? undefined : grepGlob(request.glob), signal }),
+        catch: (error) => (error instanceof WalkAborted ? new ToolError({ message: "grep was interrupted" }) : new ToolError({ message: `grep failed: ${messageOf(error)}` }))
+      }).pipe(
+        Effect.flatMap((refused) =>
+          refused === undefined ? grepWithRipgrep(ripgrep, request) : Effect.fail(new RipgrepUnavailable(`${refused.file} ${refused.reason}`))
+        )
+      )
+
+/** The search with `rg` when a program is given, falling back to the built-in one if it cannot start or must not run. */
 export const runGrep = (ripgrep: string | undefined, request: GrepRequest): Effect.Effect<GrepResult, ToolError> =>
   ripgrep === undefined
     ? runBuiltinGrep(request)
-    : grepWithRipgrep(ripgrep, request).pipe(Effect.catchTag("RipgrepUnavailable", () => runBuiltinGrep(request)))
+    : ripgrepUnlessRefused(ripgrep, request).pipe(Effect.catchTag("RipgrepUnavailable", () => runBuiltinGrep(request)))
 
 /** Checks the arguments and resolves the target; the request both implementations take. */
 export const prepareGrep = (args: GrepArgs, context: ToolContext): Effect.Effect<{ readonly request: GrepRequest; readonly display: string } | { readonly refused: string }, ToolFailure> =>

@@ -5,7 +5,7 @@ import { maxImageBytes } from "../media/media-store.ts"
 import { statOrNotFound } from "./not-found.ts"
 import { ToolError, type ToolContext, type ToolFailure } from "./tool.ts"
 import { messageOf } from "../text/error-text.ts"
-import { formatBytes } from "../text/bytes.ts"
+import { formatSizeOverLimit } from "../text/bytes.ts"
 
 export interface ImageFile {
   readonly bytes: Uint8Array
@@ -22,7 +22,8 @@ export const readImageForTool = (file: string, context: ToolContext): Effect.Eff
         if (stat.isDirectory()) throw new ToolError({ message: `${display} is a directory, not an image file.` })
         if (!stat.isFile()) throw new ToolError({ message: `${display} is not a regular file.` })
         if (stat.size > maxImageBytes) {
-          throw new ToolError({ message: `${display} is too large: ${formatBytes(stat.size)}, the limit is ${formatBytes(maxImageBytes)}.` })
+          const { size, limit } = formatSizeOverLimit(stat.size, maxImageBytes)
+          throw new ToolError({ message: `${display} is too large: ${size}, the limit is ${limit}.` })
         }
         return new Uint8Array(await fs.readFile(real))
       },

@@ -95,10 +95,13 @@ export const ripgrepArgs = (request: GrepRequest, target: string, ignoreFile: st
   target
 ]
 
-/** The ignore rules of the directories from the root down to the target's parent, rooted at the root. */
-export const ancestorIgnoreText = async (root: string, target: string): Promise<string | undefined> => {
+/**
+ * The ignore rules of the directories from the root down to the target's parent, rooted at the root.
+ * Read here, as regular files only (walk.ts), never by rg (`--no-ignore-parent`).
+ */
+export const ancestorIgnoreText = (root: string, target: string): string | undefined => {
   const parts: Array<string> = []
-  for (const dir of await loadAncestorIgnoreFiles(root, target)) {
+  for (const dir of loadAncestorIgnoreFiles(root, target)) {
     // Lowest precedence first: rg lets the last matching line win.
     for (const name of IGNORE_FILE_NAMES) {
       const text = dir.texts[name]
@@ -222,7 +225,7 @@ export const grepWithRipgrep = (rg: string, request: GrepRequest): Effect.Effect
   return Effect.acquireUseRelease(
     request.targetIsFile
       ? Effect.succeed(undefined)
-      : Effect.promise(() => ancestorIgnoreText(request.root, request.target)).pipe(Effect.flatMap(makeTempIgnoreFile)),
+      : Effect.sync(() => ancestorIgnoreText(request.root, request.target)).pipe(Effect.flatMap(makeTempIgnoreFile)),
     (ignoreFile) => spawnRipgrep(rg, ripgrepArgs(request, target, ignoreFile), request.root, request.filesOnly),
     removeTempIgnoreFile
   )

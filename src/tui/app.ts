@@ -18,7 +18,7 @@ import type { SessionLocked } from "../session/lock.ts"
 import { colorWanted, loadPalette } from "../terminal/colors.ts"
 import { greeting } from "./app/announce.ts"
 import { committing } from "./app/command-context.ts"
-import { readInput, type AppInput } from "./app/input.ts"
+import { readInput, superviseInput, type AppInput } from "./app/input.ts"
 import { makeLiveRegion } from "./app/live.ts"
 import { makeApp } from "./app/perform.ts"
 import { firstStatus, initialState } from "./app/state.ts"
@@ -59,7 +59,8 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
     const finished = yield* Deferred.make<number>()
     const app = makeApp({ store, live, palette, host, view, dialogs, turns, imageInput, finished, scope, columns: terminal.columns, disabledTools: prepared.disabledTools })
 
-    yield* Effect.forkScoped(readInput(inbox, { store, live, palette, imageInput, handle: app.handle, services: () => host.current().session.services }))
+    const input = readInput(inbox, { store, live, palette, imageInput, handle: app.handle, services: () => host.current().session.services })
+    yield* Effect.forkScoped(superviseInput(input, app.handle))
     terminal.onResize(live.render)
 
     live.commit(greeting(host.current(), palette))
@@ -68,7 +69,9 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
     startupComplete()
     const ticker = yield* Effect.forkScoped(Effect.forever(Effect.delay(app.tick, "100 millis")))
     // SIGTERM (or SIGINT from outside) interrupts this wait: the turn is interrupted too, so it saves what was complete.
-    const code = yield* Deferred.await(finished).pipe(Effect.ensuring(Fiber.interrupt(ticker).pipe(Effect.zipRight(turns.stop))))
+    // The app is marked as leaving first (ExitAsked stops the turn itself), or the interrupted turn's end would start a queued prompt.
+    const leave = Fiber.interrupt(ticker).pipe(Effect.zipRight(app.handle({ _tag: "ExitAsked" })), Effect.zipRight(turns.stop))
+    const code = yield* Deferred.await(finished).pipe(Effect.ensuring(leave))
     live.close()
     terminal.restore()
     terminal.write(palette.dim(`session saved · resume it with: crystal --resume ${host.current().prepared.document.id}\n`))

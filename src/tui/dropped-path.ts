@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { openRegularFile } from "../files/confined-read.ts"
 import { sniffImage } from "../media/image-type.ts"
 
 const imageExtensions = /\.(png|jpe?g|gif|webp|bmp|tiff?|heic|heif|avif)$/i
@@ -37,18 +38,18 @@ export const parseDroppedPath = (text: string, home: string = os.homedir()): str
 
 /** Whether `file` is a regular file that is an image, by its first bytes or, failing those, its name. */
 export const isImageFile = (file: string): boolean => {
-  let handle: number | undefined
+  // A FIFO or device is never opened: a blocking open of a pasted FIFO path froze the terminal.
+  const opened = openRegularFile(file)
+  if (opened === undefined || "refused" in opened) return false
   try {
-    handle = fs.openSync(file, "r")
-    if (!fs.fstatSync(handle).isFile()) return false
     const head = Buffer.alloc(16)
-    const read = fs.readSync(handle, head, 0, head.length, 0)
+    const read = fs.readSync(opened.fd, head, 0, head.length, 0)
     // A .bmp or .heic still attaches, so its refusal says what it is instead of pasting its path.
     return sniffImage(head.subarray(0, read)) !== undefined || imageExtensions.test(file)
   } catch {
     return false
   } finally {
-    if (handle !== undefined) fs.closeSync(handle)
+    fs.closeSync(opened.fd)
   }
 }
 

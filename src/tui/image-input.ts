@@ -22,6 +22,7 @@ import { attachImageBytes, attachImageFile, requireImageModel, reserveImageNumbe
 import { readClipboardImage } from "../media/clipboard.ts"
 import { Providers } from "../providers/providers.ts"
 import type { ImageRef } from "../session/items.ts"
+import { causeLine } from "../text/error-text.ts"
 import { droppedImage } from "./dropped-path.ts"
 import type { Key } from "./keys.ts"
 
@@ -66,7 +67,7 @@ const outcomeOf = (exit: Exit.Exit<ImageRef, { readonly message: string }>): Att
   if (Exit.isSuccess(exit)) return { image: exit.value }
   if (Cause.isInterruptedOnly(exit.cause)) return undefined
   const failure = Cause.failureOption(exit.cause)
-  return { note: failure._tag === "Some" ? failure.value.message : `the paste failed: ${Cause.pretty(exit.cause).split("\n")[0] ?? "unknown error"}` }
+  return { note: failure._tag === "Some" ? failure.value.message : `the paste failed: ${causeLine(exit.cause)}` }
 }
 
 const notOurs: Taken = { taken: false }

@@ -6,13 +6,14 @@
 import * as Effect from "effect/Effect"
 import type { McpServerView } from "../mcp/server-state.ts"
 import type { Palette } from "../terminal/colors.ts"
+import { plural } from "../text/plural.ts"
 import type { CommandContext, SlashCommand } from "./commands.ts"
 
 const statusColour = (palette: Palette, status: McpServerView["status"]): string =>
   status === "ready" ? palette.green(status) : status === "failed" ? palette.red(status) : palette.yellow(status)
 
 export const serverLines = (server: McpServerView, palette: Palette, detailed: boolean): ReadonlyArray<string> => {
-  const tools = server.tools.length === 1 ? "1 tool" : `${server.tools.length} tools`
+  const tools = plural(server.tools.length, "tool")
   const via = server.transport === undefined ? "" : ` over ${server.transport}`
   return [
     `${palette.cyan(server.name)} ${statusColour(palette, server.status)}${via} · ${tools} · ${sourceLabel(server.source)}${server.sampling ? " · sampling on" : ""} · ${palette.dim(server.endpoint)}`,

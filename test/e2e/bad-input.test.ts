@@ -118,6 +118,9 @@ const flagCases: ReadonlyArray<ArgsCase> = [
   flagCase(["run", "--mode"], "--mode", "needs a value", "plan, work"),
   flagCase(["run", "--mode", "--continue", "hi"], "--mode", "needs a value"),
   flagCase(["run", "--model"], "--model", "needs a value", "PROVIDER/MODEL"),
+  // The full parser (reached through --log-level) read no flag after a dash prompt: it ran in work mode.
+  flagCase(["run", "--log-level", "debug", "-5", "--mode", "plan"], "crystal run", "--mode", "would not be read as given", "after --"),
+  flagCase(["run", "--log-level=info", "- a dash prompt", "--approval", "audit"], "crystal run", "--approval", "would not be read as given"),
   flagCase(["run", "--model", "-x", "hi"], "--model", "needs a value"),
   flagCase(["run", "--resume"], "--resume", "needs a value", "ID"),
   flagCase(["--resume"], "--resume", "needs a value"),

@@ -464,6 +464,24 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     expect(assistant).toMatchObject({ incomplete: true })
   })
 
+  it("on SIGTERM with a prompt queued, leaves without starting, echoing or storing the queued prompt", async () => {
+    const { sandbox, fake, terminal } = await start()
+    fake.script([{ text: ["Working ", "on ", "it ", "for ", "a ", "long ", "time"], chunkDelayMs: 400 }, titleOr({ text: "Never asked." }), titleOr({ text: "Never asked." })])
+    terminal.type("go")
+    terminal.press("Enter")
+    await terminal.waitFor(/Working/)
+    terminal.type("queued prompt")
+    terminal.press("Enter")
+    await terminal.waitFor(/queued: queued prompt/)
+    process.kill(terminal.commandPid(), "SIGTERM")
+    const screen = await terminal.waitFor(/EXIT=143\nSTTY: .+/)
+    // The interrupted turn's end used to start the next queued prompt: echoed, stored, even sent.
+    expect(screen).not.toMatch(/› queued prompt/)
+    expect(fake.requests.filter((request) => !isTitleRequest(request))).toHaveLength(1)
+    const users = (await userItems(sandbox)).filter((item) => item["_tag"] === "user").map((item) => item["text"])
+    expect(users).toEqual(["go"])
+  })
+
   it("writes the conversation as plain text when stdout is not a terminal", async () => {
     const sandbox: Sandbox = await makeSandbox({})
     const fake: FakeLlm = await startFakeLlm()

@@ -11,6 +11,10 @@
  *   files of directories above the start directory come last (deepest first).
  * - Hidden files are included; any entry named `.git` is skipped; symbolic links are reported but
  *   never followed, so a walk never leaves the directory it started in.
+ * - An ignore file is read only when it is a regular file (a link to one is followed) of at most
+ *   `maxIgnoreFileBytes`; anything else counts as absent and is listed in `refusedIgnoreFiles`:
+ *   opening a FIFO would block the reading thread until a writer comes, and `/dev/zero` never ends.
+ *   ripgrep reads any of them (grep.ts falls back to the built-in search when one is there).
  * - Entries of a directory are sorted by name in byte order (ripgrep's `--sort path`).
  */
 import type { Dirent } from "node:fs"
@@ -18,6 +22,7 @@ import * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { IGNORE_FILE_NAMES, IgnoreMatcher, type GlobFilter, type IgnoreFileName, type MatchResult } from "./gitignore.ts"
+import { readRegularFile } from "../confined-read.ts"
 import { isWithin } from "../within.ts"
 
 export type EntryKind = "file" | "dir" | "symlink" | "other"
@@ -53,6 +58,17 @@ export interface AncestorIgnoreFiles {
   readonly texts: Partial<Record<IgnoreFileName, string>>
 }
 
+/** An ignore file that was not read: not a regular file, too large, or unreadable. */
+export interface RefusedIgnoreFile {
+  /** Absolute path. */
+  readonly file: string
+  /** After the file's name: "is a FIFO (named pipe), not a regular file". */
+  readonly reason: string
+}
+
+/** Far beyond any real ignore file; the cap keeps a huge one from being held whole in memory. */
+export const maxIgnoreFileBytes = 4 * 1024 * 1024
+
 export class WalkAborted extends Error {
   constructor() {
     super("walk interrupted")
@@ -79,12 +95,15 @@ export const toPosix = (p: string): string => (path.sep === "/" ? p : p.split(pa
 const relativeTo = (frameRelative: string, relative: string): string =>
   frameRelative === "" ? relative : relative.slice(frameRelative.length + 1)
 
-const readText = async (file: string): Promise<string | undefined> => {
-  try {
-    return await fs.readFile(file, "utf8")
-  } catch {
+/** The text of an ignore file; undefined when it is missing or was refused (then added to `refused`). */
+const readIgnoreFile = (file: string, refused: Array<RefusedIgnoreFile>): string | undefined => {
+  const read = readRegularFile(file, maxIgnoreFileBytes)
+  if (read === undefined) return undefined
+  if ("refused" in read) {
+    refused.push({ file, reason: read.refused })
     return undefined
   }
+  return read.bytes.toString("utf8")
 }
 
 const frameFrom = (relative: string, texts: Partial<Record<IgnoreFileName, string>>): Frame | undefined => {
@@ -103,9 +122,9 @@ const frameFrom = (relative: string, texts: Partial<Record<IgnoreFileName, strin
 
 /**
  * The ignore files of the directories from `root` down to the parent of `start` (shallowest
- * first). Empty when `start` is `root`.
+ * first). Empty when `start` is `root`. Those not read are added to `refused`.
  */
-export const loadAncestorIgnoreFiles = async (root: string, start: string): Promise<Array<AncestorIgnoreFiles>> => {
+export const loadAncestorIgnoreFiles = (root: string, start: string, refused: Array<RefusedIgnoreFile> = []): Array<AncestorIgnoreFiles> => {
   const rel = path.relative(root, start)
   if (rel === "" || rel === ".." || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return []
   const parts = rel.split(path.sep)
@@ -116,7 +135,7 @@ export const loadAncestorIgnoreFiles = async (root: string, start: string): Prom
     const texts: Partial<Record<IgnoreFileName, string>> = {}
     let any = false
     for (const name of IGNORE_FILE_NAMES) {
-      const text = await readText(path.join(dir, name))
+      const text = readIgnoreFile(path.join(dir, name), refused)
       if (text !== undefined) {
         texts[name] = text
         any = true
@@ -168,6 +187,8 @@ interface Shared {
   readonly ancestors: ReadonlyArray<Frame>
   readonly filter: GlobFilter | undefined
   readonly signal: AbortSignal | undefined
+  /** Every ignore file of the walk that was not read, in the order met. */
+  readonly refused: Array<RefusedIgnoreFile>
 }
 
 /** One directory of a walk. */
@@ -201,17 +222,23 @@ export class WalkDir {
     options: { readonly filter?: GlobFilter | undefined; readonly signal?: AbortSignal | undefined } = {}
   ): Promise<WalkDir> {
     const ancestors: Array<Frame> = []
-    for (const files of await loadAncestorIgnoreFiles(root, start)) {
+    const refused: Array<RefusedIgnoreFile> = []
+    for (const files of loadAncestorIgnoreFiles(root, start, refused)) {
       const frame = frameFrom(files.relative, files.texts)
       if (frame !== undefined) ancestors.unshift(frame)
     }
-    const shared: Shared = { ancestors, filter: options.filter, signal: options.signal }
+    const shared: Shared = { ancestors, filter: options.filter, signal: options.signal, refused }
     return new WalkDir(shared, start, toPosix(path.relative(root, start)), 0, undefined)
   }
 
   /** A walk of the ignore root itself, ready at once: no directory above it has ignore files that count. */
   static openRoot(root: string): WalkDir {
-    return new WalkDir({ ancestors: [], filter: undefined, signal: undefined }, root, "", 0, undefined)
+    return new WalkDir({ ancestors: [], filter: undefined, signal: undefined, refused: [] }, root, "", 0, undefined)
+  }
+
+  /** The ignore files this walk (this directory, its children and the ones above it) did not read so far. */
+  get refusedIgnoreFiles(): ReadonlyArray<RefusedIgnoreFile> {
+    return this.shared.refused
   }
 
   private checkAborted(): void {
@@ -257,11 +284,7 @@ export class WalkDir {
     } catch {
       return []
     }
-    const texts: Partial<Record<IgnoreFileName, string>> = {}
-    for (const name of ignoreFilesIn(dirents)) {
-      const text = await readText(path.join(this.path, name))
-      if (text !== undefined) texts[name] = text
-    }
+    const texts = this.ignoreTexts(dirents)
     const prefix = path.join(this.path, "_").slice(0, -1)
     const unknown = new Map<string, EntryKind | undefined>()
     for (const dirent of dirents) if (kindOf(dirent) === undefined) unknown.set(dirent.name, await lstatKind(prefix + dirent.name))
@@ -279,18 +302,51 @@ export class WalkDir {
     } catch {
       return []
     }
-    const texts: Partial<Record<IgnoreFileName, string>> = {}
-    for (const name of ignoreFilesIn(dirents)) {
-      try {
-        texts[name] = fsSync.readFileSync(path.join(this.path, name), "utf8")
-      } catch {
-        // unreadable: as if absent
-      }
-    }
+    const texts = this.ignoreTexts(dirents)
     const prefix = path.join(this.path, "_").slice(0, -1)
     const unknown = new Map<string, EntryKind | undefined>()
     for (const dirent of dirents) if (kindOf(dirent) === undefined) unknown.set(dirent.name, lstatKindSync(prefix + dirent.name))
     return this.select(dirents, texts, unknown, prefix)
+  }
+
+  /**
+   * The walks of the selected subdirectories only, in no order: for a walk that reads nothing but
+   * ignore files (files are neither matched nor sorted, most of a listing's cost).
+   */
+  subdirectoriesSync(): ReadonlyArray<WalkDir> {
+    this.checkAborted()
+    let dirents: Array<Dirent>
+    try {
+      dirents = fsSync.readdirSync(this.path, { withFileTypes: true })
+    } catch {
+      return []
+    }
+    this.enter(this.ignoreTexts(dirents))
+    const prefix = path.join(this.path, "_").slice(0, -1)
+    const result: Array<WalkDir> = []
+    for (const dirent of dirents) {
+      const kind = kindOf(dirent) ?? lstatKindSync(prefix + dirent.name)
+      if (kind !== "dir") continue
+      const relative = this.relative === "" ? dirent.name : `${this.relative}/${dirent.name}`
+      if (this.selected(dirent.name, relative, kind)) result.push(new WalkDir(this.shared, prefix + dirent.name, relative, this.depth + 1, this.chain))
+    }
+    return result
+  }
+
+  /** This directory's own ignore files join the chain its entries are matched against. */
+  private enter(texts: Partial<Record<IgnoreFileName, string>>): void {
+    const frame = frameFrom(this.relative, texts)
+    this.chain = frame === undefined ? this.parentChain : { frame, parent: this.parentChain }
+  }
+
+  /** The texts of the ignore files among this directory's entries (synchronous: each is small, and never a FIFO). */
+  private ignoreTexts(dirents: ReadonlyArray<Dirent>): Partial<Record<IgnoreFileName, string>> {
+    const texts: Partial<Record<IgnoreFileName, string>> = {}
+    for (const name of ignoreFilesIn(dirents)) {
+      const text = readIgnoreFile(path.join(this.path, name), this.shared.refused)
+      if (text !== undefined) texts[name] = text
+    }
+    return texts
   }
 
   /**
@@ -304,8 +360,7 @@ export class WalkDir {
     unknown: ReadonlyMap<string, EntryKind | undefined>,
     prefix: string
   ): Array<WalkEntry> {
-    const frame = frameFrom(this.relative, texts)
-    this.chain = frame === undefined ? this.parentChain : { frame, parent: this.parentChain }
+    this.enter(texts)
     dirents.sort((a, b) => compareNames(a.name, b.name))
     const result: Array<WalkEntry> = []
     for (const dirent of dirents) {
@@ -334,6 +389,33 @@ export async function* walk(start: WalkDir, maxDepth: number = Number.POSITIVE_I
     yield entry
     if (entry.kind === "dir" && entry.depth < maxDepth) yield* walk(start.child(entry), maxDepth)
   }
+}
+
+/** Lets the event loop run (timers, I/O callbacks) in the middle of synchronous work. */
+export const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * The first ignore file a walk of `start` does not read, or undefined when it reads them all: every
+ * selected directory is listed, no other file is read. For a search run by ripgrep, which would open
+ * that file itself. Synchronous listings (half the time of the asynchronous ones) of directories
+ * only, yielding to the event loop every ~15 ms and stopping with WalkAborted when the signal fires.
+ */
+export const firstRefusedIgnoreFile = async (
+  root: string,
+  start: string,
+  options: { readonly filter?: GlobFilter | undefined; readonly signal?: AbortSignal | undefined } = {}
+): Promise<RefusedIgnoreFile | undefined> => {
+  const top = await WalkDir.open(root, start, options)
+  const queue: Array<WalkDir> = [top]
+  let slice = performance.now()
+  while (queue.length > 0 && top.refusedIgnoreFiles.length === 0) {
+    queue.push(...(queue.pop() as WalkDir).subdirectoriesSync())
+    if (performance.now() - slice > 15) {
+      await yieldToLoop()
+      slice = performance.now()
+    }
+  }
+  return top.refusedIgnoreFiles[0]
 }
 
 /**

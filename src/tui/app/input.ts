@@ -4,11 +4,13 @@
  * time and in the order they came: a key typed behind Ctrl+V waits for the paste, then is handled
  * as if typed then.
  */
+import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import type { SessionServices } from "../../../layers/session.ts"
 import type { Palette } from "../../terminal/colors.ts"
+import { causeLine } from "../../text/error-text.ts"
 import type { AttachEnded, ImageInput } from "../image-input.ts"
 import { decodeKeys, type Key } from "../keys.ts"
 import { keyEvent } from "./key-actions.ts"
@@ -31,6 +33,13 @@ export interface InputParts {
   readonly handle: (event: AppEvent) => Effect.Effect<void>
   readonly services: () => Context.Context<SessionServices>
 }
+
+/**
+ * `input` (readInput) until interrupted; should it die (a throw in the key path), the app is told,
+ * so it says so and leaves with 1 rather than hang in raw mode with no key handled, Ctrl+C included.
+ */
+export const superviseInput = (input: Effect.Effect<never>, handle: (event: AppEvent) => Effect.Effect<void>): Effect.Effect<void> =>
+  input.pipe(Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : handle({ _tag: "InputBroke", reason: causeLine(cause) }))))
 
 /** Handles what `inbox` brings until interrupted. */
 export const readInput = (inbox: Queue.Dequeue<AppInput>, parts: InputParts): Effect.Effect<never> => {

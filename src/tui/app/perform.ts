@@ -3,13 +3,13 @@
  * lines, leaves. `handle` is the one way an event enters the app from a fiber (the input fiber, a
  * turn's end, a command's end): the state changes at once, then the effects run in order.
  */
-import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { SessionHostShape } from "../../../layers/session-host.ts"
 import type { Palette } from "../../terminal/colors.ts"
+import { causeLine } from "../../text/error-text.ts"
 import type { SlashCommand } from "../commands.ts"
 import type { Dialogs } from "../dialogs.ts"
 import { promptMark } from "../editor-view.ts"
@@ -19,6 +19,7 @@ import { appendHistory } from "../history.ts"
 import type { ImageInput } from "../image-input.ts"
 import type { TurnView } from "../turn-view.ts"
 import { makeCommandContext } from "./command-context.ts"
+import { forkInterruptibleDaemon, forkInterruptibleIn } from "./forks.ts"
 import type { LiveRegion } from "./live.ts"
 import { promptTurn, readStatus } from "./session-work.ts"
 import { turnRunning, type AppEffect, type AppEvent } from "./state.ts"
@@ -104,6 +105,8 @@ export const makeApp = (parts: AppParts): App => {
         return say([palette.red(`unknown command /${effect.name} · /help lists them`)])
       case "CommandBroke":
         return say([palette.red(`crystal: /${effect.name} failed: ${effect.reason}; leaving`)])
+      case "InputBroke":
+        return say([palette.red(`crystal: reading the keyboard failed: ${effect.reason}; leaving`)])
       case "RecordHistory":
         // The file keeps what was typed with the session's secrets redacted: a pasted key never reaches disk.
         return Context.get(host.current().session.services, Redactor).secrets.pipe(
@@ -121,11 +124,10 @@ export const makeApp = (parts: AppParts): App => {
           // worth trusting: say so in one line and leave, rather than go on with one that cannot save.
           Effect.flatMap((exit) =>
             exit._tag === "Failure"
-              ? handle({ _tag: "CommandBroke", name: effect.name, reason: Cause.pretty(exit.cause).split("\n")[0] ?? "unknown error" })
+              ? handle({ _tag: "CommandBroke", name: effect.name, reason: causeLine(exit.cause) })
               : handle({ _tag: "CommandEnded", at: Date.now() }).pipe(Effect.zipRight(redraw))
           ),
-          Effect.forkDaemon,
-          Effect.asVoid
+          forkInterruptibleDaemon
         )
       case "CancelTurn":
         return turns.cancel
@@ -134,9 +136,9 @@ export const makeApp = (parts: AppParts): App => {
       case "Finish":
         return Deferred.succeed(parts.finished, effect.code)
       case "RefreshStatus":
-        return Effect.asVoid(Effect.forkIn(refreshStatus, scope))
+        return forkInterruptibleIn(refreshStatus, scope)
       case "RenderLater":
-        return Effect.asVoid(Effect.forkIn(Effect.delay(redraw, `${effect.ms} millis`), scope))
+        return forkInterruptibleIn(Effect.delay(redraw, `${effect.ms} millis`), scope)
     }
   }
 

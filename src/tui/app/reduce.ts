@@ -56,6 +56,10 @@ const nextQueued = (state: AppState, effects: ReadonlyArray<AppEffect>, at: numb
   return { state: step.state, effects: [...effects, ...step.effects] }
 }
 
+/** Something the app cannot go on without died: said, and the app leaves with 1 (unless it is leaving already). */
+const broke = (state: AppState, told: AppEffect): Step =>
+  state.exiting ? { state, effects: [told] } : { state: { ...state, exiting: true }, effects: [told, { _tag: "Finish", code: 1 }] }
+
 export const reduce = (state: AppState, event: AppEvent): Step => {
   switch (event._tag) {
     case "Edited":
@@ -89,11 +93,10 @@ export const reduce = (state: AppState, event: AppEvent): Step => {
     case "CommandEnded":
       // Whatever the command changed (mode, model, prompts…) shows in the status line.
       return nextQueued({ ...state, commandRunning: false }, [{ _tag: "RefreshStatus" }], event.at)
-    case "CommandBroke": {
-      const told: AppEffect = { _tag: "CommandBroke", name: event.name, reason: event.reason }
-      const ended = { ...state, commandRunning: false }
-      return state.exiting ? { state: ended, effects: [told] } : { state: { ...ended, exiting: true }, effects: [told, { _tag: "Finish", code: 1 }] }
-    }
+    case "CommandBroke":
+      return broke({ ...state, commandRunning: false }, { _tag: "CommandBroke", name: event.name, reason: event.reason })
+    case "InputBroke":
+      return broke(state, { _tag: "InputBroke", reason: event.reason })
     case "Partial":
       return only({ ...state, partial: event.text })
     case "Activity":

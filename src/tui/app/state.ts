@@ -77,6 +77,8 @@ export type AppEvent =
   | { readonly _tag: "CommandEnded"; readonly at: number }
   /** A command died of a defect: the session is not worth trusting, the app leaves. */
   | { readonly _tag: "CommandBroke"; readonly name: string; readonly reason: string }
+  /** The input fiber died: no key would be handled again, the app leaves. */
+  | { readonly _tag: "InputBroke"; readonly reason: string }
   | { readonly _tag: "Partial"; readonly text: string }
   | { readonly _tag: "Activity"; readonly text: string | undefined }
   | { readonly _tag: "DialogOpened" }
@@ -92,6 +94,7 @@ export type AppEffect =
   | { readonly _tag: "Commit"; readonly lines: ReadonlyArray<string> }
   | { readonly _tag: "UnknownCommand"; readonly name: string }
   | { readonly _tag: "CommandBroke"; readonly name: string; readonly reason: string }
+  | { readonly _tag: "InputBroke"; readonly reason: string }
   | { readonly _tag: "RecordHistory"; readonly file: string; readonly workspace: string; readonly text: string }
   | { readonly _tag: "StartTurn"; readonly input: UserInput }
   /** A command that runs like a turn (spinner, Ctrl+C cancels). */

@@ -1,28 +1,6 @@
-import * as Command from "@effect/cli/Command"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
-import { commandTree } from "../../../src/cli/commands.ts"
 import { parseFast } from "../../../src/cli/fast-args.ts"
-import type { Invocation } from "../../../src/cli/flags.ts"
-
-/** What the full @effect/cli tree makes of a command line, or undefined when it refuses it. */
-const parseFull = async (argv: ReadonlyArray<string>): Promise<Invocation | undefined> => {
-  let seen: Invocation | undefined
-  const tree = commandTree(
-    (invocation) => {
-      seen = invocation
-      return Effect.succeed(0)
-    },
-    () => {}
-  )
-  const program = Command.run(tree, { name: "Crystal", version: "test" })(["node", "crystal", ...argv]).pipe(
-    Effect.provide(NodeContext.layer),
-    Effect.catchAll(() => Effect.void)
-  )
-  await Effect.runPromise(program)
-  return seen
-}
+import { parseFull } from "./parse-full.ts"
 
 const accepted: ReadonlyArray<ReadonlyArray<string>> = [
   [],
@@ -74,6 +52,17 @@ describe("start-up fast path", () => {
     const argv = ["run", "--disable-tool=grep", "hi"]
     expect(parseFast(argv)).toMatchObject({ _tag: "Run", prompt: "hi", flags: { disableTool: ["grep"] } })
     expect(await parseFull(argv)).toBeUndefined()
+  })
+
+  // A prompt that starts with a dash, then flags: @effect/cli reads no flag after it (work mode,
+  // default approval); the fast path keeps them, the safe reading (a change from before issue 24).
+  it.each([
+    [["run", "-5", "--mode", "plan"], { mode: "plan" }],
+    [["run", "- a dash prompt", "--approval", "audit"], { approval: "audit" }],
+    [["run", "-5", "--continue", "--format", "json"], { continue: true, format: "json" }]
+  ] as const)("the fast path wins over @effect/cli: %j keeps its flags", async (argv, flags) => {
+    expect(parseFast(argv)).toMatchObject({ prompt: argv[0] === "run" ? argv[1] : undefined, flags })
+    expect((await parseFull(argv))?.flags).not.toMatchObject(flags)
   })
 
   const deferred: ReadonlyArray<ReadonlyArray<string>> = [

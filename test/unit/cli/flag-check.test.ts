@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { parseFast } from "../../../src/cli/fast-args.ts"
-import { checkSessionArgs } from "../../../src/cli/flag-check.ts"
+import { checkSessionArgs, fullCliDisagreement } from "../../../src/cli/flag-check.ts"
+import { parseFull } from "./parse-full.ts"
 
 const flagList =
   "--model, --mode, --approval, --disable-tool, --prompt-set, --prompt-attachments, --prompt-attachment, --image, --plan, --format, --resume, --continue, --trust-project-tools"
@@ -73,18 +74,28 @@ describe("bad session flags", () => {
     expect(checkSessionArgs(argv)).toBeUndefined()
   })
 
-  /** Session command lines (no help, no other command): the fast path takes exactly those the check finds nothing wrong with. */
-  const sessionLines: ReadonlyArray<ReadonlyArray<string>> = [
-    ...rejected.map(([argv]) => argv),
-    ...passed.filter((argv) => !argv.some((arg) => ["--help", "-h", "--completions"].includes(arg)) && !["sessions", "promptsets"].includes(argv[0] ?? "")),
-    ["run", "--", "-x"],
-    ["run", "hi", "--"],
-    ["run", "--model", "-", "hi"],
-    ["run", "-5"]
-  ]
-
-  it.each(sessionLines)("%j: the fast path and the check agree (one scanner)", (...argv) => {
-    expect(parseFast(argv) === undefined).toBe(checkSessionArgs(argv) !== undefined)
+  /**
+   * Session lines that reach @effect/cli itself (the fast path declines --log-level): whatever it
+   * parses runs only when it is what the session flags say; where it reads them otherwise (no flag
+   * after a word that starts with a dash) the line is refused instead of a flag being dropped.
+   */
+  it.each([
+    [["run", "--log-level", "debug", "-5", "--mode", "plan"], "--mode"],
+    [["run", "--log-level=info", "- a dash prompt", "--approval", "audit"], "--approval"],
+    [["--log-level", "debug", "run", "-5", "--mode", "plan"], "--mode"],
+    [["run", "--log-level", "debug", "-5", "--disable-tool", "grep"], undefined],
+    [["run", "--log-level", "debug", "hi", "--mode", "plan"], undefined],
+    [["run", "--log-level", "debug", "--mode", "plan", "--", "-5"], undefined],
+    [["--log-level", "debug", "--mode", "plan"], undefined],
+    [["space", "--log-level", "debug", "../other", "--continue"], undefined]
+  ] as const)("%j through @effect/cli: refused when it drops %s", async (argv, dropped) => {
+    expect(parseFast(argv)).toBeUndefined()
+    expect(checkSessionArgs(argv)).toBeUndefined()
+    const full = await parseFull(argv)
+    expect(full).toBeDefined()
+    const problem = fullCliDisagreement(argv, full!)
+    if (dropped === undefined) expect(problem).toBeUndefined()
+    else expect(problem?.message).toMatch(new RegExp(`^crystal( run)?: ${dropped} would not be read as given .*put the flags first and such a prompt or directory after --$`))
   })
 
   it.each([

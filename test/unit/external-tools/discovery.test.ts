@@ -3,6 +3,7 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { discoverToolSets } from "../../../src/external-tools/discover.ts"
+import { trustEntryFor } from "../../../src/external-tools/session-tools.ts"
 import { load, makePlace, writeSet } from "./support.ts"
 
 const execSet = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -79,6 +80,51 @@ describe("tool set discovery", () => {
     expect(second).not.toBe(first)
     await fs.writeFile(path.join(dir, "tools.json"), JSON.stringify({ tools: [{ name: "t", description: "t2", command: ["python3", "./run.py"] }] }))
     expect(hash()).not.toBe(second)
+  })
+
+  it("the trust hash covers the workspace files an exec command names where it runs, the workspace root: sh scripts/run.sh, sh -c './a.sh;true', node -e", async () => {
+    const place = await makePlace()
+    await fs.mkdir(path.join(place.workspace, "scripts"), { recursive: true })
+    await fs.writeFile(path.join(place.workspace, "scripts", "run.sh"), "echo one\n")
+    await fs.writeFile(path.join(place.workspace, "x.cjs"), "1\n")
+    const dir = await writeSet(place, "project", "s", {
+      "tools.json": {
+        tools: [
+          { name: "a", description: "a", command: ["sh", "scripts/run.sh"] },
+          { name: "b", description: "b", command: ["sh", "-c", "./own.sh;true"] },
+          { name: "c", description: "c", command: ["node", "-e", "require('./x.cjs')"] }
+        ]
+      },
+      "own.sh": "echo own\n"
+    })
+    const hash = () => discoverToolSets(place.home, place.workspace).sets[0]?.hash
+    const edits: Array<[string, string]> = [
+      [path.join(place.workspace, "scripts", "run.sh"), "echo two\n"],
+      [path.join(dir, "own.sh"), "echo other\n"],
+      [path.join(place.workspace, "x.cjs"), "2\n"]
+    ]
+    for (const [file, text] of edits) {
+      const before = hash()
+      await fs.writeFile(file, text)
+      expect({ file, changed: hash() !== before }).toEqual({ file, changed: true })
+    }
+    // A file that appears later where a word points asks again too.
+    const before = hash()
+    await fs.writeFile(path.join(place.workspace, "true"), "")
+    expect(hash()).not.toBe(before)
+  })
+
+  it("the trust question says which tools run inline code", async () => {
+    const place = await makePlace()
+    await writeSet(place, "project", "s", {
+      "tools.json": { tools: [{ name: "a", description: "a", command: ["sh", "scripts/run.sh"] }, { name: "b", description: "b", command: ["bash", "-ec", "./x.sh"] }] }
+    })
+    const [set] = discoverToolSets(place.home, place.workspace).sets
+    expect(trustEntryFor(place.workspace, set!).details).toEqual([
+      "a → sh scripts/run.sh",
+      "b → bash -ec ./x.sh",
+      expect.stringMatching(/^b runs inline code: trusting covers the workspace files it names, not files it reaches otherwise/)
+    ])
   })
 
   it("the session switches: /tools off|on, enable|disable DIR (the file's enabled field), reload sees new sets", async () => {

@@ -2,10 +2,15 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { GlobFilter } from "../../../src/files/walk/gitignore.ts"
-import { compareNames, walk, WalkAborted, WalkDir } from "../../../src/files/walk/walk.ts"
+import { compareNames, firstRefusedIgnoreFile, walk, WalkAborted, WalkDir } from "../../../src/files/walk/walk.ts"
+import { makeFifo, unblockFifoAfter, type FifoGuard } from "../../support/fifo.ts"
 import { cleanupFixtures, makeFixture } from "../tools/support.ts"
 
-afterEach(cleanupFixtures)
+const guards: Array<FifoGuard> = []
+afterEach(async () => {
+  for (const guard of guards.splice(0)) guard.stop()
+  await cleanupFixtures()
+})
 
 const files = async (root: string, start: string = root, filter?: GlobFilter): Promise<Array<string>> => {
   const out: Array<string> = []
@@ -148,5 +153,74 @@ describe("walk", () => {
     controller.abort()
     const start = await WalkDir.open(f.workspace, f.workspace, { signal: controller.signal })
     await expect(start.entries()).rejects.toBeInstanceOf(WalkAborted)
+  })
+
+  describe("ignore files that are not regular files", () => {
+    /** `sub/.gitignore` a FIFO (a guard unblocks a reader after 5 s: the old reads then got "" and the test failed on what follows). */
+    const fifoTree = async () => {
+      const f = await makeFixture({ ".gitignore": "*.log\n", "a.txt": "", "x.log": "", "sub/b.txt": "", "sub/y.log": "", "sub/deep/c.txt": "" })
+      const fifo = path.join(f.workspace, "sub", ".gitignore")
+      makeFifo(fifo)
+      guards.push(unblockFifoAfter(fifo, 5))
+      return { f, fifo }
+    }
+    const expected = [".gitignore", "a.txt", "sub/b.txt", "sub/deep/c.txt"]
+    const fifoReason = "is a FIFO (named pipe), not a regular file"
+
+    it("a FIFO .gitignore is read as absent, never opened, and named among the refused (async walk)", async () => {
+      const { f, fifo } = await fifoTree()
+      const start = await WalkDir.open(f.workspace, f.workspace)
+      const out: Array<string> = []
+      for await (const entry of walk(start)) if (entry.kind === "file") out.push(entry.relative)
+      expect(out).toEqual(expected)
+      expect(start.refusedIgnoreFiles).toEqual([{ file: fifo, reason: fifoReason }])
+    })
+
+    it("the same with synchronous listings (search's cold build, the @ completion)", async () => {
+      const { f, fifo } = await fifoTree()
+      const start = WalkDir.openRoot(f.workspace)
+      const out: Array<string> = []
+      const queue = [start]
+      while (queue.length > 0) {
+        const dir = queue.shift() as WalkDir
+        for (const entry of dir.entriesSync()) {
+          if (entry.kind === "dir") queue.push(dir.child(entry))
+          else if (entry.kind === "file") out.push(entry.relative)
+        }
+      }
+      expect(out.sort()).toEqual(expected)
+      expect(start.refusedIgnoreFiles).toEqual([{ file: fifo, reason: fifoReason }])
+    })
+
+    it("a FIFO among the ignore files above the start directory (read when the walk opens)", async () => {
+      const { f, fifo } = await fifoTree()
+      const start = await WalkDir.open(f.workspace, path.join(f.workspace, "sub", "deep"))
+      expect((await start.entries()).map((entry) => entry.relative)).toEqual(["sub/deep/c.txt"])
+      expect(start.refusedIgnoreFiles).toEqual([{ file: fifo, reason: fifoReason }])
+    })
+
+    it("firstRefusedIgnoreFile finds it below the start; undefined in a tree without one, or with one only in an ignored directory", async () => {
+      const { f, fifo } = await fifoTree()
+      expect(await firstRefusedIgnoreFile(f.workspace, f.workspace)).toEqual({ file: fifo, reason: fifoReason })
+      const clean = await makeFixture({ ".gitignore": "*.log\nvendor/\n", "sub/.ignore": "x\n", "sub/a.txt": "", "vendor/pkg/a.txt": "" })
+      expect(await firstRefusedIgnoreFile(clean.workspace, clean.workspace)).toBeUndefined()
+      // rg does not enter an ignored directory either, so it would never open this one.
+      const ignored = path.join(clean.workspace, "vendor", "pkg", ".gitignore")
+      makeFifo(ignored)
+      guards.push(unblockFifoAfter(ignored, 5))
+      expect(await firstRefusedIgnoreFile(clean.workspace, clean.workspace)).toBeUndefined()
+      expect(await firstRefusedIgnoreFile(clean.workspace, path.join(clean.workspace, "vendor"))).toEqual({ file: ignored, reason: fifoReason })
+    })
+
+    it("a link to a device (/dev/zero, which never ends) is refused too; a link to a regular ignore file is followed", async () => {
+      const f = await makeFixture({ "rules": "*.log\n", "a.txt": "", "x.log": "", "sub/y.log": "", "dev/z.log": "" })
+      await fs.symlink(path.join(f.workspace, "rules"), path.join(f.workspace, "sub", ".ignore"))
+      await fs.symlink("/dev/zero", path.join(f.workspace, "dev", ".rgignore"))
+      const start = await WalkDir.open(f.workspace, f.workspace)
+      const out: Array<string> = []
+      for await (const entry of walk(start)) if (entry.kind === "file") out.push(entry.relative)
+      expect(out).toEqual(["a.txt", "dev/z.log", "rules", "x.log"])
+      expect(start.refusedIgnoreFiles).toEqual([{ file: path.join(f.workspace, "dev", ".rgignore"), reason: "is a device, not a regular file" }])
+    })
   })
 })

@@ -1,6 +1,8 @@
 /**
  * The SessionHost runs one switch at a time: two asked together do not interleave (the second
- * starts from the session the first left), and no session is left open but the current one.
+ * starts from the session the first left), an export waits for a switch under way, a switch that
+ * cannot start its new session goes on with the old one, and no session is left open but the
+ * current one.
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
@@ -72,6 +74,55 @@ describe("SessionHost", () => {
     expect(seen.cleared.workspace).toBe(second)
     expect(seen.cleared.id).not.toBe(seen.original)
     expect(seen.locks).toEqual([path.basename(lockFile(sessions, seen.cleared.id))])
+  })
+
+  it("a switch whose new session fails to start reopens the old one, and the host goes on with it", async () => {
+    const { workspace, env, sessions } = await setup()
+    const seen = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const options = { flags: defaultSessionFlags, env, renderer: silentRenderer(), operator: headlessOperator }
+          // Another host of this process holds session A: the lock check before a switch lets this
+          // process's own locks pass, but starting A fails (SessionLocked) after B has been ended.
+          const a = yield* openSessionHost(yield* prepareSession(defaultSessionFlags, workspace, env), options)
+          const aId = a.current().prepared.document.id
+          const aConversation = Context.get(a.current().session.services, Conversation)
+          yield* Effect.zipRight(aConversation.save, aConversation.flush)
+          const b = yield* openSessionHost(yield* prepareSession(defaultSessionFlags, workspace, env), options)
+          const bId = b.current().prepared.document.id
+          const refused = yield* Effect.flip(b.resume(aId))
+          const current = b.current()
+          // The reopened session is usable: a save lands, and an export (which reads the host's ref) writes it.
+          const conversation = Context.get(current.session.services, Conversation)
+          yield* Effect.zipRight(conversation.save, conversation.flush)
+          const exported = yield* b.exportTo(path.join(workspace, "b.json"))
+          const file = JSON.parse(yield* Effect.promise(() => fs.readFile(exported.file, "utf8"))) as { readonly session?: { readonly id?: string } }
+          return { aId, bId, refused: refused.message, current: current.prepared.document.id, exportedId: file.session?.id, locks: yield* Effect.promise(() => locksIn(sessions)) }
+        })
+      )
+    )
+    expect(seen.refused).toMatch(new RegExp(`session ${seen.aId} is open in another crystal process`))
+    expect(seen.current).toBe(seen.bId)
+    expect(seen.exportedId).toBe(seen.bId)
+    expect(seen.locks).toEqual([path.basename(lockFile(sessions, seen.aId)), path.basename(lockFile(sessions, seen.bId))].sort())
+    expect(await locksIn(sessions)).toEqual([])
+  })
+
+  it("an export asked during a switch waits for it, and exports the session the switch went to", async () => {
+    const { workspace, env } = await setup()
+    const seen = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const prepared = yield* prepareSession(defaultSessionFlags, workspace, env)
+          const host = yield* openSessionHost(prepared, { flags: defaultSessionFlags, env, renderer: silentRenderer(), operator: headlessOperator })
+          const [forked, exported] = yield* Effect.all([host.fork, host.exportTo(path.join(workspace, "during.json"))], { concurrency: "unbounded" })
+          const file = JSON.parse(yield* Effect.promise(() => fs.readFile(exported.file, "utf8"))) as { readonly session?: { readonly id?: string; readonly parent?: string } }
+          return { original: prepared.document.id, forked: forked.prepared.document.id, file: file.session }
+        })
+      )
+    )
+    expect(seen.forked).not.toBe(seen.original)
+    expect(seen.file).toMatchObject({ id: seen.forked, parent: seen.original })
   })
 
   it("is a service: its layer opens the first session; switchTo takes the switch by name", async () => {

@@ -110,6 +110,7 @@ describe("a session in a workspace with .crystal/mcp.json", () => {
     expect(refusal[0]?.split("\n")).toEqual([
       `not offered until you trust them: wsev (from ${ws}; answer yes when asked, or pass --trust-project-tools)`,
       `  MCP server wsev: sh -c ${JSON.stringify(serverEntry(marker).args[1])}`,
+      "      runs inline code: trusting covers the workspace files it names, not files it reaches otherwise (a glob, a computed path, an import)",
       `      cwd ${ws}`
     ])
     expect(await exists(marker)).toBe(false)

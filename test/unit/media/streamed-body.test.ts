@@ -1,5 +1,6 @@
 import * as fs from "node:fs"
 import * as http from "node:http"
+import * as net from "node:net"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -89,6 +90,37 @@ describe("withStreamedImages", () => {
     // The server never saw a complete request.
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(received.slice(before).every((request) => request.body.length < Buffer.byteLength(JSON.stringify({ image: png.toString("base64") })))).toBe(true)
+  })
+
+  it("sends no byte of an image of one chunk that changed after it was checked: the check comes before its last chunk", async () => {
+    // A raw socket that keeps every byte that arrives, whether or not a request completes.
+    const arrived: Array<Buffer> = []
+    const sockets: Array<net.Socket> = []
+    const raw = net.createServer((socket) => {
+      sockets.push(socket)
+      socket.on("data", (data: Buffer) => arrived.push(data))
+      socket.on("error", () => undefined)
+    })
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve))
+    try {
+      const png = makePng(200, 200, { noise: true })
+      expect(png.length).toBeLessThan(768 * 1024)
+      const { file, sha256 } = await stored(png)
+      const token = await streamedImageToken(sha256, file, png.length)
+      const damaged = Buffer.from(png)
+      damaged[damaged.length - 10] = (damaged[damaged.length - 10] ?? 0) ^ 0xff
+      fs.writeFileSync(file, damaged)
+      const rawUrl = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/`
+      await expect(send(rawUrl, { method: "POST", body: JSON.stringify({ image: token }) })).rejects.toThrow()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      const got = Buffer.concat(arrived).toString("latin1")
+      expect(got).toContain("POST /")
+      // Not even the start of the image's base64, which both files share.
+      expect(got).not.toContain(damaged.toString("base64").slice(0, 64))
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>((resolve) => raw.close(() => resolve()))
+    }
   })
 
   it("refuses a token of this process that names no prepared image", async () => {

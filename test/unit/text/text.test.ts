@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { formatBytes } from "../../../src/text/bytes.ts"
+import { formatBytes, formatSizeOverLimit } from "../../../src/text/bytes.ts"
 import { clip, oneLine } from "../../../src/text/clip.ts"
 import { codeOf, messageOf } from "../../../src/text/error-text.ts"
 import { plural } from "../../../src/text/plural.ts"
@@ -17,6 +17,15 @@ describe("messageOf and codeOf", () => {
     expect(codeOf(new Error("no code here"))).toBe("no code here")
     expect(codeOf(null)).toBe("null")
     expect(codeOf({ code: 5 })).toBe("[object Object]")
+  })
+})
+
+describe("formatSizeOverLimit", () => {
+  it("prints both for people, or both in exact bytes when they would print alike", () => {
+    expect(formatSizeOverLimit(33 * 1024 * 1024, 32 * 1024 * 1024)).toEqual({ size: "33 MiB", limit: "32 MiB" })
+    expect(formatSizeOverLimit(32 * 1024 * 1024 + 1, 32 * 1024 * 1024)).toEqual({ size: "33554433 bytes", limit: "33554432 bytes" })
+    expect(formatSizeOverLimit(1025, 1024)).toEqual({ size: "1025 bytes", limit: "1024 bytes" })
+    expect(formatSizeOverLimit(2000, 1000)).toEqual({ size: "2 KiB", limit: "1000 bytes" })
   })
 })
 

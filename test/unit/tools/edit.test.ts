@@ -39,6 +39,14 @@ describe("edit", () => {
     expect(await leftovers(f.base)).toEqual([])
   })
 
+  it("refuses a file over the limit, naming both sizes so they differ (a byte over 32 MiB read '32 MiB; … up to 32 MiB')", async () => {
+    const f = await makeFixture({ "big.txt": "" })
+    await fs.truncate(path.join(f.workspace, "big.txt"), 32 * 1024 * 1024 + 1)
+    expect(await runError(editTool, { path: "big.txt", old_string: "a", new_string: "b" }, f.context)).toBe(
+      "big.txt is 33554433 bytes; edit changes files up to 33554432 bytes."
+    )
+  })
+
   it("inserts new_string literally ($& and $1 are not patterns) and reports removals", async () => {
     const f = await makeFixture({ "a.txt": "one\ntwo\nthree\n" })
     await run(editTool, { path: "a.txt", old_string: "two", new_string: "$&-$1-$$" }, f.context)

@@ -3,13 +3,18 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { afterEach, describe, expect, it } from "vitest"
+import { makeFifo, unblockFifoAfter, type FifoGuard } from "../../support/fifo.ts"
 import { grepOutput, prepareGrep, runBuiltinGrep, searchFiles, type GrepToolOptions } from "../../../src/tools/grep.ts"
 import { findRipgrep, grepWithRipgrep, ripgrepArgs } from "../../../src/tools/ripgrep.ts"
 import { grepSpec } from "../../../src/tools/specs.ts"
 import { defineTool, type Tool } from "../../../src/tools/tool.ts"
 import { cleanupFixtures, makeFixture, run, runEffect, runError, type Fixture, type Tree } from "./support.ts"
 
-afterEach(cleanupFixtures)
+const guards: Array<FifoGuard> = []
+afterEach(async () => {
+  for (const guard of guards.splice(0)) guard.stop()
+  await cleanupFixtures()
+})
 
 const rg = await findRipgrep()
 
@@ -330,4 +335,26 @@ describe("rg process", () => {
     const after = await fs.readdir(path.dirname(f.base))
     expect(after.filter((name) => name.startsWith("crystal-rg-") && !before.includes(name))).toEqual([])
   })
+})
+
+describe("an ignore file that is a FIFO", () => {
+  /**
+   * rg opens every ignore file of the tree it walks, a FIFO too, and blocks there until a writer
+   * comes. The guard writes after 60 s, past this test's 20 s: a grep that waits for rg fails.
+   */
+  const fifoTree = async () => {
+    const f = await makeFixture({ ".gitignore": "*.log\n", "a.txt": "needle a\n", "x.log": "needle x\n", "sub/b.txt": "needle b\n", "sub/deep/c.txt": "needle c\n" })
+    const fifo = path.join(f.workspace, "sub", ".gitignore")
+    makeFifo(fifo)
+    guards.push(unblockFifoAfter(fifo, 60))
+    return f
+  }
+
+  it.each(implementations)("%s: the search completes, the FIFO read as absent", async (_name, tool) => {
+    if (tool === undefined) return
+    const f = await fifoTree()
+    expect(await run(tool, { pattern: "needle" }, f.context)).toBe(["a.txt:1:needle a", "sub/b.txt:1:needle b", "sub/deep/c.txt:1:needle c"].join("\n"))
+    // Below the FIFO: the ignore files above the target are Crystal's to read, not rg's.
+    expect(await run(tool, { pattern: "needle", path: "sub/deep" }, f.context)).toBe("sub/deep/c.txt:1:needle c")
+  }, 20_000)
 })

@@ -189,6 +189,21 @@ describe("view_image", () => {
     expect(attached).toBe(0)
   })
 
+  it("refuses an image over the limit, naming both sizes so they differ", async () => {
+    const root = await withScreenshot(makePng(8, 8))
+    await fs.writeFile(path.join(root, "huge.png"), "")
+    await fs.truncate(path.join(root, "huge.png"), 20 * 1024 * 1024 + 1)
+    const context: ToolContext = {
+      fence: makePathFence(root),
+      sessionId: "s",
+      secrets: noSecrets,
+      spill: () => Effect.succeed("/dev/null"),
+      images: { attach: () => Effect.die("attached") }
+    }
+    const refused = await Effect.runPromise(Effect.either(viewImage({ path: "huge.png" }, context)))
+    expect(Either.isLeft(refused) && refused.left.message).toBe("huge.png is too large: 20971521 bytes, the limit is 20971520 bytes.")
+  })
+
   it("is offered only while the active model takes images; describe_image only with an imageModel", async () => {
     const fake = await startFakeLlm()
     servers.push(fake)

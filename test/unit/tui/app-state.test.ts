@@ -168,6 +168,20 @@ const cases: ReadonlyArray<Case> = [
     expect: { commandRunning: false, exiting: true },
     effects: [{ _tag: "CommandBroke", name: "resume", reason: "boom" }]
   },
+  {
+    name: "the input fiber died: said, and the app leaves with 1",
+    state: appState({ turnSince: 5 }),
+    event: { _tag: "InputBroke", reason: "boom" },
+    expect: { turnSince: 5, exiting: true },
+    effects: [{ _tag: "InputBroke", reason: "boom" }, { _tag: "Finish", code: 1 }]
+  },
+  {
+    name: "the input fiber died while leaving: said; the exit code stays",
+    state: appState({ exiting: true }),
+    event: { _tag: "InputBroke", reason: "boom" },
+    expect: { exiting: true },
+    effects: [{ _tag: "InputBroke", reason: "boom" }]
+  },
   { name: "Ctrl+C during a turn cancels it", state: appState({ turnSince: 5 }), event: { _tag: "CancelAsked" }, expect: { turnSince: 5 }, effects: [{ _tag: "CancelTurn" }] },
   { name: "leaving", state: appState(), event: { _tag: "ExitAsked" }, expect: { exiting: true }, effects: [{ _tag: "Exit" }] },
   { name: "leaving twice leaves once", state: appState({ exiting: true }), event: { _tag: "ExitAsked" }, expect: { exiting: true }, effects: [] },

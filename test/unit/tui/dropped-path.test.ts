@@ -1,9 +1,18 @@
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it } from "vitest"
 import { droppedImage, isImageFile, parseDroppedPath } from "../../../src/tui/dropped-path.ts"
+import { makeFifo, unblockFifoAfter, type FifoGuard } from "../../support/fifo.ts"
 import { makePng } from "../../support/images.ts"
 import { tempDir } from "../../support/temp.ts"
+
+const guards: Array<FifoGuard> = []
+afterEach(() => {
+  for (const guard of guards.splice(0)) guard.stop()
+})
+
+const root = path.resolve(import.meta.dirname, "..", "..", "..")
 
 describe("a pasted path to an image file (drag and drop)", () => {
   it("reads the spellings terminals use: quoted, backslash-escaped, file:// URLs, ~", () => {
@@ -37,4 +46,16 @@ describe("a pasted path to an image file (drag and drop)", () => {
     expect(droppedImage(`'${dir}/shot'`)).toBe(path.join(dir, "shot"))
     expect(droppedImage(`${dir}/notes.txt`)).toBeUndefined()
   })
+
+  it("a pasted path to a FIFO named like an image is text, and the FIFO is never opened (the TUI froze in a blocking open)", async () => {
+    const dir = await tempDir()
+    const fifo = path.join(dir, "shot.png")
+    makeFifo(fifo)
+    guards.push(unblockFifoAfter(fifo, 60))
+    // In a process of its own, killed after 15 s: a blocking open would freeze this test's thread too.
+    const bun = path.join(root, "node_modules", ".bin", "bun")
+    const check = `import { droppedImage } from "./src/tui/dropped-path.ts"; console.log(String(droppedImage(process.argv.at(-1))))`
+    const run = spawnSync(bun, ["-e", check, `'${fifo}'`], { cwd: root, encoding: "utf8", timeout: 15_000 })
+    expect({ signal: run.signal, stdout: run.stdout.trim() }).toEqual({ signal: null, stdout: "undefined" })
+  }, 20_000)
 })
