@@ -21,6 +21,21 @@ export interface Terminal {
 
 let counter = 0
 
+/**
+ * tmux's server exits when its last session closes; a session started in that instant fails with
+ * "server exited unexpectedly". Started again, it gets a new server.
+ */
+const startSession = (args: ReadonlyArray<string>): void => {
+  for (let attempt = 1; ; attempt++) {
+    const run = spawnSync("tmux", args, { encoding: "utf8" })
+    if (run.status === 0) return
+    if (attempt === 3 || !/server exited unexpectedly|no server running|lost server/.test(run.stderr)) {
+      throw new Error(`tmux ${args.slice(0, 3).join(" ")} failed: ${run.stderr.trim()}`)
+    }
+    spawnSync("sleep", ["0.2"])
+  }
+}
+
 const shellQuote = (value: string): string => `'${value.replaceAll("'", "'\\''")}'`
 
 export const openTerminal = (command: ReadonlyArray<string>, options: { readonly cwd: string; readonly env: Record<string, string> }): Terminal => {
@@ -28,7 +43,7 @@ export const openTerminal = (command: ReadonlyArray<string>, options: { readonly
   const exports = Object.entries(options.env).map(([key, value]) => `${key}=${shellQuote(value)}`).join(" ")
   // The shell stays after the command so its exit status and the terminal state can be inspected.
   const script = `cd ${shellQuote(options.cwd)} && env ${exports} ${command.map(shellQuote).join(" ")}; echo "EXIT=$?"; echo "STTY: $(stty -a | grep -oE -- '(^| )-?(icanon|echo|isig)\\b' | tr -d ' ' | tr '\\n' ' ')"; sleep 60`
-  execFileSync("tmux", ["new-session", "-d", "-s", name, "-x", "100", "-y", "40", "bash", "-c", script])
+  startSession(["new-session", "-d", "-s", name, "-x", "100", "-y", "40", "bash", "-c", script])
   const screen = () => execFileSync("tmux", ["capture-pane", "-t", name, "-p"], { encoding: "utf8" })
   return {
     type: (text) => execFileSync("tmux", ["send-keys", "-t", name, "-l", text]),
