@@ -31,6 +31,8 @@ const sampleArguments: Readonly<Record<string, unknown>> = {
   search: { query: "alpha" },
   todowrite: { todos: [] },
   todoread: {},
+  plan: { text: "# Plan\n- [ ] one\n" },
+  propose_plan: {},
   question: { questions: [{ header: "Pick", question: "Which?", options: [{ label: "a", description: "A" }, { label: "b", description: "B" }] }] },
   skill: { name: "deploy" },
   edit: { path: "a.txt", old_string: "alpha", new_string: "beta" },
