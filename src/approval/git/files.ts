@@ -30,21 +30,12 @@ export interface GitFiles {
 }
 
 export const makeGitFiles = (): GitFiles => {
-  const texts = new Map<string, string | undefined | null>()
   const configs = new Map<string, ParsedConfig | undefined | null>()
   const reals = new Map<string, string>()
-  /** A file's text; undefined when it does not exist, null when it exists but cannot be read. */
-  const text = (file: string): string | undefined | null => {
-    if (texts.has(file)) return texts.get(file)
-    const bytes = readGitFile(file)
-    const result = bytes === undefined || bytes === null ? bytes : bytes.toString("utf8")
-    texts.set(file, result)
-    return result
-  }
   const config = (file: string): ParsedConfig | undefined | null => {
     if (configs.has(file)) return configs.get(file)
-    const content = text(file)
-    const result = typeof content === "string" ? parseGitConfig(content) : content
+    const bytes = readGitFile(file)
+    const result = bytes === undefined || bytes === null ? bytes : parseGitConfig(bytes)
     configs.set(file, result)
     return result
   }
