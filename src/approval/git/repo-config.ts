@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ConfigEntry } from "./config-file.ts"
 import { discoverRepository, type GitRepository } from "./discovery.ts"
-import { makeGitFiles, type GitFiles } from "./files.ts"
+import { makeGitFiles, UnreadableGitFile, type GitFiles } from "./files.ts"
 import { checkNestedRepositories, type Place } from "./nested-repos.ts"
 import { isWithin } from "../path-fence.ts"
 import { messageOf } from "../../text/error-text.ts"
@@ -27,14 +27,15 @@ const FALSE = /^(false|no|off|0|)$/i
 
 /** The first reason the repository containing `dir`, or one git enters from it, would run a program on a read; undefined when none. */
 export const repositoryRunsPrograms = (dir: string): string | undefined => {
-  const found = discoverRepository(dir)
-  if (found.kind === "none") return undefined
-  if (found.kind === "unreadable") return found.reason
-  const top = found.repository
-  const files = makeGitFiles()
   try {
+    const found = discoverRepository(dir)
+    if (found.kind === "none") return undefined
+    if (found.kind === "unreadable") return found.reason
+    const top = found.repository
+    const files = makeGitFiles()
     return checkNestedRepositories(top, files, (repository, place) => repositoryReason(repository, place, top, files))
   } catch (error) {
+    if (error instanceof UnreadableGitFile) return error.message
     // Whatever the walk did not foresee (a file system error in an odd place) asks, with its message.
     return `Crystal could not check the repository's nested repositories: ${messageOf(error)}`
   }

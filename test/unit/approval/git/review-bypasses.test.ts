@@ -5,10 +5,17 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { describe, it } from "vitest"
-import { expectAsks, expectGitRunsIt } from "../../../support/git-attacks.ts"
-import { makeRepo } from "../../../support/git-repos.ts"
+import { afterEach, describe, expect, it } from "vitest"
+import { repositoryRunsPrograms } from "../../../../src/approval/git/repo-config.ts"
+import { makeFifo, unblockFifoAfter, type FifoGuard } from "../../../support/fifo.ts"
+import { expectAsks, expectGitRunsIt, expectRunsUnasked, setConfig } from "../../../support/git-attacks.ts"
+import { git, makeRepo } from "../../../support/git-repos.ts"
 import { tempDir } from "../../../support/temp.ts"
+
+const guards: Array<FifoGuard> = []
+afterEach(() => {
+  for (const guard of guards.splice(0)) guard.stop()
+})
 
 interface Box {
   /** The workspace: a clean repository with one committed file. */
@@ -32,5 +39,113 @@ describe("F1: a backslash inside a config comment does not continue the line", (
     fs.appendFileSync(path.join(b.ws, ".git", "config"), `[core]\n\tquotepath = false ; \\\n\tfsmonitor = "${b.plant}"\n`)
     expectGitRunsIt(b.marker, b.ws, "git status")
     expectAsks(b.ws, "git status", /sets core\.fsmonitor/)
+  })
+})
+
+/** A repository at `dir` (inside the workspace, untracked there) whose config sets core.fsmonitor to the plant. */
+const hostileRepo = (b: Box, dir: string): string => {
+  const repo = makeRepo(path.join(b.ws, dir), { "evil.txt": "evil\n" })
+  setConfig(path.join(repo, ".git", "config"), "core.fsmonitor", b.plant)
+  return repo
+}
+
+describe("F2: HEAD is judged as git's validate_headref judges it", () => {
+  it("asks for a nested repository whose HEAD is larger than Crystal reads (git reads 255 bytes and accepts it)", async () => {
+    const b = await box()
+    const evil = hostileRepo(b, "vendor/evil")
+    fs.appendFileSync(path.join(evil, ".git", "HEAD"), "\n".repeat(1.5 * 1024 * 1024))
+    expectGitRunsIt(b.marker, b.ws, "git -C vendor/evil status")
+    expectAsks(b.ws, "git -C vendor/evil status", /core\.fsmonitor/)
+    expectAsks(b.ws, "cd vendor/evil && git status", /core\.fsmonitor/)
+  })
+
+  it.each([
+    ["a vertical tab", "\v"],
+    ["a form feed", "\f"],
+    ["a no-break space", "\xA0"]
+  ])("passes over a decoy .git whose HEAD has %s after ref: (git rejects it) to the hostile repository above", async (_name, space) => {
+    const b = await box()
+    setConfig(path.join(b.ws, ".git", "config"), "core.fsmonitor", b.plant)
+    const decoy = path.join(b.ws, "decoy", ".git")
+    for (const dir of ["objects", "refs"]) fs.mkdirSync(path.join(decoy, dir), { recursive: true })
+    fs.writeFileSync(path.join(decoy, "HEAD"), Buffer.from(`ref:${space}refs/heads/main\n`, "latin1"))
+    expectGitRunsIt(b.marker, path.join(b.ws, "decoy"), "git status")
+    expectAsks(b.ws, "cd decoy && git status", /the repository config sets core\.fsmonitor/)
+  })
+
+  it("still takes a decoy whose HEAD git accepts (ref: then spaces, tabs, CR) as the repository", async () => {
+    const b = await box()
+    setConfig(path.join(b.ws, ".git", "config"), "core.fsmonitor", b.plant)
+    const decoy = path.join(b.ws, "decoy", ".git")
+    for (const dir of ["objects", "refs"]) fs.mkdirSync(path.join(decoy, dir), { recursive: true })
+    fs.writeFileSync(path.join(decoy, "HEAD"), "ref: \t\r\nrefs/heads/main\n")
+    expect(repositoryRunsPrograms(path.join(b.ws, "decoy"))).toBeUndefined()
+  })
+
+  it("asks, without opening it, when a HEAD is a FIFO (git would block on it)", async () => {
+    const b = await box()
+    const head = path.join(b.ws, ".git", "HEAD")
+    fs.rmSync(head)
+    makeFifo(head)
+    guards.push(unblockFifoAfter(head, 5))
+    expectAsks(b.ws, "git status", /HEAD is not a regular file/)
+  })
+})
+
+describe("F3: a git file that exists but cannot be read makes the read ask", () => {
+  it("asks for a linked worktree whose commondir is followed by 1.1 MB of newlines (git strips them)", async () => {
+    const b = await box()
+    const main = hostileRepo(b, "vendor/evil-main")
+    git(main, "worktree", "add", "-q", "../evil")
+    const commondir = path.join(main, ".git", "worktrees", "evil", "commondir")
+    fs.appendFileSync(commondir, "\n".repeat(1.1 * 1024 * 1024))
+    expectGitRunsIt(b.marker, b.ws, "git -C vendor/evil status")
+    expectAsks(b.ws, "git -C vendor/evil status", /commondir is larger than/)
+  })
+
+  it("asks for a gitfile larger than git accepts, and for a commondir that is not UTF-8", async () => {
+    const b = await box()
+    const main = hostileRepo(b, "vendor/evil-main")
+    git(main, "worktree", "add", "-q", "../evil")
+    const gitfile = path.join(b.ws, "vendor", "evil", ".git")
+    const original = fs.readFileSync(gitfile)
+    fs.appendFileSync(gitfile, "\n".repeat(1.1 * 1024 * 1024))
+    expectAsks(b.ws, "git -C vendor/evil status", /\.git is larger than/)
+    fs.writeFileSync(gitfile, original)
+    fs.writeFileSync(path.join(main, ".git", "worktrees", "evil", "commondir"), Buffer.from("../\xff\n", "latin1"))
+    expectAsks(b.ws, "git -C vendor/evil status", /commondir is not UTF-8/)
+  })
+
+  it("follows a gitfile's `link/..` as the kernel does, to the repository git uses", async () => {
+    const b = await box()
+    hostileRepo(b, "vendor/hostile")
+    fs.mkdirSync(path.join(b.ws, "vendor", "hostile", "sub"))
+    const decoy = path.join(b.ws, "vendor", "x")
+    fs.mkdirSync(decoy)
+    fs.symlinkSync("../hostile/sub", path.join(decoy, "lnk"))
+    // Lexically lnk/../.git is vendor/x/.git (this file); the kernel takes lnk first: vendor/hostile/.git.
+    fs.writeFileSync(path.join(decoy, ".git"), "gitdir: lnk/../.git\n")
+    expectGitRunsIt(b.marker, b.ws, "git -C vendor/x status")
+    expectAsks(b.ws, "git -C vendor/x status", /core\.fsmonitor/)
+  })
+
+  it("a clean linked worktree still runs unasked", async () => {
+    const b = await box()
+    git(b.ws, "worktree", "add", "-q", "wt")
+    expectRunsUnasked(b.ws, "cd wt && git status")
+    expectRunsUnasked(b.ws, "git -C wt diff")
+  })
+})
+
+describe("found while fixing F3: git goes up from its physical working directory", () => {
+  it("asks when a symbolic link leads into a hostile nested repository's subdirectory", async () => {
+    const b = await box()
+    const evil = hostileRepo(b, "vendor/evil")
+    fs.mkdirSync(path.join(evil, "src"))
+    fs.symlinkSync("vendor/evil/src", path.join(b.ws, "lnk"))
+    for (const line of ["cd lnk && git status", "git -C lnk status"]) {
+      expectGitRunsIt(b.marker, b.ws, line)
+      expectAsks(b.ws, line, /core\.fsmonitor/)
+    }
   })
 })
