@@ -111,7 +111,7 @@ export const makeGitFiles = (): GitFiles => {
     let result = reals.get(file)
     if (result === undefined) {
       try {
-        result = fs.realpathSync(file)
+        result = fs.realpathSync.native(file)
       } catch {
         result = path.resolve(file)
       }

@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ConfigEntry } from "./config-file.ts"
 import { discoverRepository, type GitRepository } from "./discovery.ts"
-import { makeGitFiles, UnreadableGitFile, type GitFiles } from "./files.ts"
+import { makeGitFiles, resolveGitPath, UnreadableGitFile, type GitFiles } from "./files.ts"
 import { checkNestedRepositories, type Place } from "./nested-repos.ts"
 import { isWithin } from "../path-fence.ts"
 import { messageOf } from "../../text/error-text.ts"
@@ -44,11 +44,13 @@ export const repositoryRunsPrograms = (dir: string): string | undefined => {
 const repositoryReason = (repository: GitRepository, place: Place, top: GitRepository, files: GitFiles): string | undefined => {
   const which = place === "top" ? "the repository" : `the nested repository ${shown(repository.gitDir, top.worktree)}`
   // A submodule's git directory names its worktree (core.worktree): git's own layout, not a hostile
-  // setting, when it is the directory git reached the repository from (or, for a git directory
-  // found under modules/, a directory inside the top worktree or the main worktree beside `.git`).
+  // setting, when it is exactly the directory git reached the repository from — the one whose
+  // gitlinks the walk follows. A git directory found under modules/ (no gitlink known) may name a
+  // directory inside the top worktree or the main worktree beside `.git`: reached through its
+  // gitlink, it is checked again under the exact rule.
   const ownWorktree = (value: string | undefined): boolean => {
     if (value === undefined) return false
-    const target = files.real(path.resolve(repository.gitDir, value))
+    const target = resolveGitPath(repository.gitDir, value)
     if (place !== "module") return repository.worktree !== undefined && target === files.real(repository.worktree)
     const main = path.basename(top.commonDir) === ".git" ? path.dirname(top.commonDir) : undefined
     return [top.worktree, main].some((root) => root !== undefined && isWithin(files.real(root), target))

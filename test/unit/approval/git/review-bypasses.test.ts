@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { repositoryRunsPrograms } from "../../../../src/approval/git/repo-config.ts"
 import { makeFifo, unblockFifoAfter, type FifoGuard } from "../../../support/fifo.ts"
 import { expectAsks, expectGitRunsIt, expectRunsUnasked, setConfig } from "../../../support/git-attacks.ts"
-import { git, makeRepo } from "../../../support/git-repos.ts"
+import { addSubmodule, git, makeRepo } from "../../../support/git-repos.ts"
 import { tempDir } from "../../../support/temp.ts"
 
 const guards: Array<FifoGuard> = []
@@ -147,5 +147,26 @@ describe("found while fixing F3: git goes up from its physical working directory
       expectGitRunsIt(b.marker, b.ws, line)
       expectAsks(b.ws, line, /core\.fsmonitor/)
     }
+  })
+})
+
+describe("F4: a submodule's core.worktree decides where git finds its gitlinks", () => {
+  it("asks when .git/modules/sub moves its worktree to an untracked directory whose gitlink x is a hostile repository", async () => {
+    const b = await box()
+    const sources = path.join(path.dirname(b.ws), "sources")
+    const sub = makeRepo(path.join(sources, "sub"), { "s.txt": "s\n" })
+    addSubmodule(sub, makeRepo(path.join(sources, "inner"), { "i.txt": "i\n" }), "x")
+    addSubmodule(b.ws, sub, "sub")
+    git(b.ws, "submodule", "update", "-q", "--init", "--recursive")
+    expectRunsUnasked(b.ws, "git status")
+    // D holds what sub's index expects, and at D/x a repository that is no submodule at all.
+    const moved = path.join(b.ws, "D")
+    fs.mkdirSync(moved)
+    for (const file of ["s.txt", ".gitmodules"]) fs.copyFileSync(path.join(b.ws, "sub", file), path.join(moved, file))
+    hostileRepo(b, "D/x")
+    setConfig(path.join(b.ws, ".git", "modules", "sub", "config"), "core.worktree", "../../../D")
+    expectGitRunsIt(b.marker, b.ws, "git status")
+    for (const line of ["git status", "git diff"]) expectAsks(b.ws, line, /\.git\/modules\/sub sets core\.worktree/)
+    expectAsks(b.ws, "cd sub && git status", /sets core\.worktree/)
   })
 })
