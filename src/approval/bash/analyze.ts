@@ -305,9 +305,33 @@ export class LineAnalyzer implements Analyzer {
     this.state.cwds = this.moved(dir)
   }
 
+  /** Runs `body` in a directory only known at run time (`find -execdir`, `git submodule foreach`). */
+  inRuntimeDir(body: () => void): void {
+    const saved = this.state.cwds
+    this.state.cwds = [null]
+    try {
+      body()
+    } finally {
+      this.state.cwds = saved
+    }
+  }
+
+  /**
+   * The directories `dir` leads to from each current one. A glob (`cd vendor/*`, `git -C x*`) or a
+   * value only known at run time is a directory only known at run time (null), never a literal
+   * path; a loop variable's known values (`for d in a b`) stay known.
+   */
   private moved(dir: Arg): ReadonlyArray<string | null> {
-    const value = dir.value
-    return unique(this.state.cwds.map((cwd) => (value === undefined ? null : path.isAbsolute(value) ? path.resolve(value) : cwd === null ? null : path.resolve(cwd, value))))
+    const values: ReadonlyArray<Candidate | undefined> = dir.value !== undefined ? [{ value: dir.value, glob: dir.glob }] : (dir.candidates ?? [undefined])
+    return uniqueCwds(
+      values.flatMap((candidate) =>
+        this.state.cwds.map((cwd) => {
+          if (candidate === undefined || candidate.glob) return null
+          if (path.isAbsolute(candidate.value)) return path.resolve(candidate.value)
+          return cwd === null ? null : path.resolve(cwd, candidate.value)
+        })
+      )
+    )
   }
 
   /** Absolute lexical paths of an argument in every possible working directory. */
@@ -754,7 +778,7 @@ const bindingOf = (value: Arg | undefined): Binding | undefined => {
 const mergeStates = (states: ReadonlyArray<State>): State => {
   const [first, ...rest] = states
   if (first === undefined) throw new Error("no state to merge")
-  const cwds = unique(states.flatMap((state) => state.cwds))
+  const cwds = uniqueCwds(states.flatMap((state) => state.cwds))
   if (rest.every((state) => state.bindings === first.bindings)) return { cwds, bindings: first.bindings }
   const names = new Set(states.flatMap((state) => [...state.bindings.keys()]))
   const bindings = new Map<string, Binding>()
@@ -795,7 +819,13 @@ interface Redirected {
 const mergeStdin = (io: Io, stdin: Partial<Io>): Io =>
   stdin.stdinFed === true ? { ...io, stdinFed: true, stdinPiped: false, stdinNet: stdin.stdinNet ?? false, stdinText: stdin.stdinText } : io
 
-const unique = <A>(values: ReadonlyArray<A>): ReadonlyArray<A> => [...new Set(values)].slice(0, 16)
+const MAX_CWDS = 16
+
+/** The distinct directories a command may run in; past the bound, the rest are one directory only known at run time. */
+const uniqueCwds = (cwds: ReadonlyArray<string | null>): ReadonlyArray<string | null> => {
+  const distinct = [...new Set(cwds)]
+  return distinct.length <= MAX_CWDS ? distinct : [...distinct.slice(0, MAX_CWDS - 1).filter((cwd) => cwd !== null), null]
+}
 
 /** The directory before the first wildcard segment, and that segment. */
 const globBase = (abs: string): readonly [string, string | undefined] => {
@@ -892,7 +922,9 @@ export const expandWord = (word: Word, context: ExpandContext, net: boolean): Re
         for (const alternative of alternatives) {
           for (const candidate of binding) {
             if (next.length >= MAX_ALTERNATIVES) break
-            next.push([...alternative, ...[...candidate.value].map((c) => ({ c, q: !(candidate.glob && (c === "*" || c === "?" || c === "[")) }))])
+            // A glob candidate stands for the pattern's matches; an unquoted expansion is matched at run time too.
+            const active = candidate.glob || !part.quoted
+            next.push([...alternative, ...[...candidate.value].map((c) => ({ c, q: !(active && (c === "*" || c === "?" || c === "[")) }))])
           }
         }
         alternatives = next

@@ -124,6 +124,8 @@ export interface Analyzer {
   workdir(access: Access, reason?: string): void
   /** Runs `body` with the working directory changed to `dir` (`git -C`, `make -C`, `tar -C`…). */
   inDir(dir: Arg | undefined, body: () => void): void
+  /** Runs `body` in a directory only known at run time (`find -execdir`, `git submodule foreach`). */
+  inRuntimeDir(body: () => void): void
   /** `cd DIR`: later commands in the same shell run there. */
   changeDirectory(dir: Arg | undefined): void
   /** A file written by a download (`curl -o FILE`): running it later on the line is refused. */

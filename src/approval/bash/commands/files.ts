@@ -192,7 +192,10 @@ export const find: Handler = (a, call) => {
       const start = i + 1
       let end = start
       while (end < args.length && !(args[end]?.value === ";" || (args[end]?.value === "+" && args[end - 1]?.value === "{}"))) end++
-      a.invoke(withPlaceholders(args.slice(start, end), root, "{}"), `${call.keyPrefix}find -exec `, NO_STDIN(call.io))
+      const run = (): void => a.invoke(withPlaceholders(args.slice(start, end), root, "{}"), `${call.keyPrefix}find -exec `, NO_STDIN(call.io))
+      // -execdir and -okdir run the command in each found file's directory.
+      if (value === "-execdir" || value === "-okdir") a.inRuntimeDir(run)
+      else run()
       i = end
     } else if (value === "-delete") {
       for (const each of roots) a.write(underRoot(each), "force-delete")

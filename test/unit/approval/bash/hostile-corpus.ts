@@ -435,10 +435,27 @@ const nestedRepoReads = [
   "cd vendor/bare.git/refs && git log -p"
 ]
 
+/** git in a directory given as a glob or only known at run time (review F5): any of vendor/'s hostile repositories. */
+const runtimeDirReads = [
+  "find vendor -name config -execdir git status \\;",
+  "find vendor -name config -okdir git status \\;",
+  "find vendor -mindepth 1 -maxdepth 1 -exec git -C {} status \\;",
+  "find vendor -maxdepth 1 -exec sh -c 'cd \"$1\" && git status' _ {} \\;",
+  "git -C vendor/fsmon* status",
+  "cd vendor/* && git status",
+  "cd vendor/fsmonit?r && git log -p",
+  "pushd vendor/* && git status",
+  'for d in vendor/*/; do git -C "$d" status; done',
+  'for d in */*/; do (cd "$d" && git status); done',
+  "d='vendor/*'; cd $d && git status",
+  "git -C vendor/super submodule foreach 'cd ../../fsmonitor && git status'"
+]
+
 const gitConfig = [
   ...[...hostileRepos.map(([name]) => name), ...hookedRepos].flatMap((name) => gitReads(`vendor/${name}`)),
   ...gitReads("vendor/linked"),
   ...nestedRepoReads,
+  ...runtimeDirReads,
   "git -C $(cat notes.md) status",
   "cd \"$dir\" && git log"
 ]

@@ -170,3 +170,51 @@ describe("F4: a submodule's core.worktree decides where git finds its gitlinks",
     expectAsks(b.ws, "cd sub && git status", /sets core\.worktree/)
   })
 })
+
+describe("F5: a directory given as a glob or only known at run time is not a literal path", () => {
+  const lines = [
+    "find . -name evil.txt -execdir git status \\;",
+    "find . -name evil.txt -okdir git status \\;",
+    "find vendor -mindepth 1 -maxdepth 1 -exec git -C {} status \\;",
+    "git -C vendor/ev* status",
+    "cd vendor/* && git status",
+    "cd vendor/e?il && git status",
+    "pushd vendor/* && git status",
+    'for d in vendor/*/; do git -C "$d" status; done',
+    'for d in */*/; do (cd "$d" && git status); done',
+    "d='vendor/*'; cd $d && git status",
+    "find vendor -maxdepth 1 -exec sh -c 'cd \"$1\" && git status' _ {} \\;"
+  ]
+
+  for (const line of lines) {
+    it(`asks for ${line} beside an untracked hostile repository`, async () => {
+      const b = await box()
+      hostileRepo(b, "vendor/evil")
+      // okdir asks on its terminal; the real run answers yes.
+      expectGitRunsIt(b.marker, b.ws, line.includes("-okdir") ? `yes | ${line}` : line)
+      expectAsks(b.ws, line, /only known at run time|core\.fsmonitor/)
+    })
+  }
+
+  it("asks for git submodule foreach, whose command runs in each submodule's directory", async () => {
+    const b = await box()
+    addSubmodule(b.ws, makeRepo(path.join(path.dirname(b.ws), "sources", "lib")), "libs/lib")
+    hostileRepo(b, "libs/lib/evil")
+    // Read from the workspace, `evil` would be this clean directory.
+    fs.mkdirSync(path.join(b.ws, "evil"))
+    const line = "git submodule foreach 'cd evil && git status'"
+    expectGitRunsIt(b.marker, b.ws, line)
+    expectAsks(b.ws, line, /only known at run time|core\.fsmonitor/)
+  })
+
+  it("checks each known value of a loop variable, and lets a clean list run unasked", async () => {
+    const b = await box()
+    makeRepo(path.join(b.ws, "vendor", "clean"))
+    fs.mkdirSync(path.join(b.ws, "docs"))
+    expectRunsUnasked(b.ws, "for d in vendor/clean docs; do git -C $d status; done")
+    expectRunsUnasked(b.ws, "for d in vendor/clean docs; do (cd $d && git status); done")
+    hostileRepo(b, "vendor/evil")
+    expectGitRunsIt(b.marker, b.ws, "for d in docs vendor/evil; do git -C $d status; done")
+    expectAsks(b.ws, "for d in docs vendor/evil; do git -C $d status; done", /core\.fsmonitor/)
+  })
+})
