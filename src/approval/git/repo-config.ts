@@ -19,9 +19,26 @@ import { checkNestedRepositories, type Place } from "./nested-repos.ts"
 import { isWithin } from "../path-fence.ts"
 import { messageOf } from "../../text/error-text.ts"
 
-/** Keys whose value is a program git runs, or a file git reads more configuration from. */
-const PROGRAM_KEY =
-  /^(core\.(fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy|alternaterefscommand|worktree)|diff\.external|diff\..+\.(textconv|command)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|include\.path|includeif\..+\.path|pager\..+|sequence\.editor|gpg\.program|gpg\..+\.program|credential\..*helper|uploadpack\.packobjectshook|submodule\..+\.update|sendemail\..*cmd|interactive\.difffilter|core\.fsmonitorhookversion)$/
+/**
+ * Keys whose value is a program git runs, or a file git reads more configuration from. Besides the
+ * ones every read may run: `git help` (and any `--help`) runs the man viewer and web browser the
+ * config names; a partial clone's read fetches missing objects from its promisor remote, running
+ * remote.NAME.uploadpack, or any command through an `ext::` URL once protocol.allow lets it.
+ */
+const PROGRAM_KEY = new RegExp(
+  "^(" +
+    [
+      "core\\.(fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy|alternaterefscommand|worktree)",
+      "diff\\.external|diff\\..+\\.(textconv|command)|filter\\..+\\.(clean|smudge|process)|merge\\..+\\.driver|interactive\\.difffilter",
+      "include\\.path|includeif\\..+\\.path|pager\\..+|sequence\\.editor|submodule\\..+\\.update",
+      "gpg\\.program|gpg\\..+\\.program|gpg\\.ssh\\.defaultkeycommand|credential\\..*helper|uploadpack\\.packobjectshook",
+      "man\\.viewer|man\\..+\\.(cmd|path)|help\\.browser|web\\.browser|browser\\..+\\.(cmd|path)|instaweb\\.browser",
+      "difftool\\..+\\.(cmd|path)|mergetool\\..+\\.(cmd|path)|guitool\\..+\\.cmd|sendemail\\..*cmd|imap\\.tunnel",
+      "remote\\..+\\.(uploadpack|receivepack)|protocol\\.(.+\\.)?allow",
+      "lfs\\.extension\\..+\\.(clean|smudge)|lfs\\.customtransfer\\..+\\.path"
+    ].join("|") +
+    ")$"
+)
 
 const FALSE = /^(false|no|off|0|)$/i
 
@@ -84,7 +101,8 @@ const shown = (gitDir: string, worktree: string | undefined): string => {
 const programKey = (entries: ReadonlyArray<ConfigEntry>, allowed: (key: string, value: string | undefined) => boolean): string | undefined => {
   for (const { key, value } of entries) {
     if (key === "core.fsmonitor" && value !== undefined && FALSE.test(value)) continue
-    if (key === "core.fsmonitorhookversion") continue
+    // protocol.allow = never only forbids; any other value lets a remote's URL run a command (`ext::`).
+    if (/^protocol\.(.+\.)?allow$/.test(key) && value === "never") continue
     if (allowed(key, value)) continue
     if (PROGRAM_KEY.test(key.toLowerCase()) || value?.startsWith("!") === true) return key
   }

@@ -408,13 +408,25 @@ export const hostileRepos: ReadonlyArray<readonly [string, string]> = [
   ["worktree", "[core]\n\tworktree = /\n"],
   ["alias", "[alias]\n\tst = !touch /tmp/crystal-pwn\n"],
   ["mixedcase", "[Core]\n\tFsMonitor = ./run.sh\n"],
-  ["oneline", "[core] pager = ./run.sh\n"]
+  ["oneline", "[core] pager = ./run.sh\n"],
+  ["manviewer", '[man]\n\tviewer = evil\n[man "evil"]\n\tcmd = ./run.sh\n'],
+  ["webbrowser", '[help]\n\tformat = web\n[web]\n\tbrowser = evil\n[browser "evil"]\n\tcmd = ./run.sh\n'],
+  ["promisor", '[remote "origin"]\n\turl = ../origin\n\tpromisor = true\n\tuploadpack = ./run.sh\n'],
+  ["extprotocol", '[remote "origin"]\n\turl = ext::sh -c ./run.sh\n\tpromisor = true\n[protocol "ext"]\n\tallow = always\n']
 ]
 
 /** Repositories with an active hook (`git status` writes the index, which runs post-index-change). */
 export const hookedRepos = ["hook-index", "hook-checkout"]
 
-const gitReads = (dir: string): ReadonlyArray<string> => [`git -C ${dir} status`, `git -C ${dir} diff`, `git -C ${dir} log -p`, `cd ${dir} && git status`, `cd ${dir} && git show`]
+const gitReads = (dir: string): ReadonlyArray<string> => [
+  `git -C ${dir} status`,
+  `git -C ${dir} diff`,
+  `git -C ${dir} log -p`,
+  `cd ${dir} && git status`,
+  `cd ${dir} && git show`,
+  `git -C ${dir} help status`,
+  `cd ${dir} && git log --help`
+]
 
 /**
  * Repositories git enters from the one it runs in (issue 23): vendor/super's submodule `sub` sets

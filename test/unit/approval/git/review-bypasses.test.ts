@@ -218,3 +218,96 @@ describe("F5: a directory given as a glob or only known at run time is not a lit
     expectAsks(b.ws, "for d in docs vendor/evil; do git -C $d status; done", /core\.fsmonitor/)
   })
 })
+
+describe("F6: config keys that name programs git help and a partial clone's reads run", () => {
+  /** `git help` with these settings in the repository config runs the plant; the key the check names. */
+  const helpCases: ReadonlyArray<readonly [string, string, (b: Box, html: string) => ReadonlyArray<readonly [string, string]>]> = [
+    ["git help status", "man.viewer", (b) => [["man.viewer", "evil"], ["man.evil.cmd", b.plant]]],
+    ["git status --help", "man.evil.cmd", (b) => [["man.evil.cmd", b.plant], ["man.viewer", "evil"]]],
+    ["git help status", "man.man.path", (b) => [["man.man.path", plantScript(b)], ["man.viewer", "man"]]],
+    ["git help status", "browser.evil.cmd", (b, html) => [["help.format", "web"], ["help.htmlPath", html], ["browser.evil.cmd", b.plant], ["web.browser", "evil"]]],
+    ["git help -w status", "help.browser", (b, html) => [["help.htmlPath", html], ["help.browser", "firefox"], ["browser.firefox.path", plantScript(b)]]]
+  ]
+
+  for (const [line, key, settings] of helpCases) {
+    it(`asks for ${line} when the config sets ${key}`, async () => {
+      const b = await box()
+      const html = path.join(path.dirname(b.ws), "html")
+      fs.mkdirSync(html)
+      fs.writeFileSync(path.join(html, "git-status.html"), "<html></html>\n")
+      for (const [name, value] of settings(b, html)) setConfig(path.join(b.ws, ".git", "config"), name, value)
+      expectGitRunsIt(b.marker, b.ws, `${line} </dev/null`)
+      expectAsks(b.ws, line, `the repository config sets ${key}, which runs a program`)
+    })
+  }
+
+  /** A partial clone of a fresh repository at ws/vendor/pc: reading old blobs fetches them from origin. */
+  const partialClone = (b: Box): string => {
+    const source = makeRepo(path.join(path.dirname(b.ws), "origin"), { "a.txt": "one\n" })
+    fs.appendFileSync(path.join(source, "a.txt"), "two\n")
+    git(source, "commit", "-qam", "two")
+    git(source, "config", "uploadpack.allowFilter", "true")
+    const clone = path.join(b.ws, "vendor", "pc")
+    fs.mkdirSync(path.dirname(clone), { recursive: true })
+    git(b.ws, "clone", "-q", "--filter=blob:none", "--no-checkout", `file://${source}`, clone)
+    expectRunsUnasked(b.ws, "git -C vendor/pc log -p")
+    return clone
+  }
+
+  it("asks for a read in a partial clone whose promisor remote sets uploadpack", async () => {
+    const b = await box()
+    const clone = partialClone(b)
+    setConfig(path.join(clone, ".git", "config"), "remote.origin.uploadpack", `${b.plant.replace("false", "git-upload-pack")}`)
+    expectGitRunsIt(b.marker, b.ws, "git -C vendor/pc log -p")
+    expectAsks(b.ws, "git -C vendor/pc log -p", /sets remote\.origin\.uploadpack/)
+  })
+
+  it("asks for a read in a partial clone whose remote is an ext:: command the config allows", async () => {
+    const b = await box()
+    const clone = partialClone(b)
+    const config = path.join(clone, ".git", "config")
+    setConfig(config, "remote.origin.url", `ext::sh -c touch% ${b.marker}`)
+    setConfig(config, "protocol.ext.allow", "never")
+    expectRunsUnasked(b.ws, "git -C vendor/pc log -p")
+    setConfig(config, "protocol.ext.allow", "always")
+    expectGitRunsIt(b.marker, b.ws, "git -C vendor/pc log -p")
+    expectAsks(b.ws, "git -C vendor/pc log -p", /sets protocol\.ext\.allow/)
+  })
+
+  it.each([
+    ["gpg.ssh.defaultKeyCommand", "evil"],
+    ["difftool.evil.cmd", "evil"],
+    ["mergetool.evil.path", "/tmp/evil"],
+    ["guitool.evil.cmd", "evil"],
+    ["instaweb.browser", "evil"],
+    ["imap.tunnel", "evil"],
+    ["remote.origin.receivepack", "evil"],
+    ["protocol.allow", "user"],
+    ["lfs.extension.evil.clean", "evil"],
+    ["lfs.customtransfer.evil.path", "/tmp/evil"]
+  ])("a repository whose config sets %s runs a program", async (key, value) => {
+    const b = await box()
+    setConfig(path.join(b.ws, ".git", "config"), key, value)
+    expect(repositoryRunsPrograms(b.ws)).toMatch(new RegExp(`sets ${key.replace(/\./g, "\\.")}`, "i"))
+  })
+})
+
+
+describe("F6: setting a key that names a program is running a program", () => {
+  it.each(["man.viewer evil", "man.evil.cmd 'touch x'", "help.browser evil", "web.browser evil", "protocol.ext.allow always", "gpg.ssh.defaultKeyCommand 'touch x'"])(
+    "git config -f FILE %s asks as running a program, not only as writing a file, and -c with it too",
+    async (setting) => {
+      const b = await box()
+      expectAsks(b.ws, `git config -f other.cfg ${setting}`, /sets a program git will run/)
+      const [key, value] = [setting.slice(0, setting.indexOf(" ")), setting.slice(setting.indexOf(" ") + 1)]
+      expectAsks(b.ws, `git -c ${key}=${value} help status`, /sets git configuration for this run/)
+    }
+  )
+})
+
+/** An executable script in the box's directory that leaves the mark. */
+const plantScript = (b: Box): string => {
+  const file = path.join(path.dirname(b.marker), "plant.sh")
+  fs.writeFileSync(file, `#!/bin/sh\ntouch ${b.marker}\n`, { mode: 0o755 })
+  return file
+}
