@@ -80,6 +80,7 @@ const repositoryReason = (repository: GitRepository, place: Place, top: GitRepos
       if (!parsed.ok) return `${which} has a line in its ${file} Crystal cannot read: ${parsed.line}`
       const key = programKey(parsed.entries, (entry, value) => entry === "core.worktree" && ownWorktree(value))
       if (key !== undefined) return place === "top" ? `the repository config sets ${key}, which runs a program` : `${which} sets ${key} in its config, which runs a program`
+      if (entersHistoryGitlinks(parsed.entries)) return `${place === "top" ? "the repository config" : `${which}'s config`} ${HISTORY_GITLINKS}`
     }
     const hook = activeHook(path.join(each, "hooks"))
     if (hook === null) return `${which} has a hooks directory Crystal cannot read`
@@ -108,6 +109,16 @@ const programKey = (entries: ReadonlyArray<ConfigEntry>, allowed: (key: string, 
   }
   return undefined
 }
+
+/**
+ * diff.submodule = diff: `git log -p`, `git show` and `git diff A B` show a gitlink's change as a
+ * diff run in the repository now at its path, also for gitlinks only old commits have, whose
+ * repositories the walk does not visit (an untracked nested repository is one). git compares the
+ * value exactly; any entry counts, whichever one wins.
+ */
+const entersHistoryGitlinks = (entries: ReadonlyArray<ConfigEntry>): boolean => entries.some((entry) => entry.key === "diff.submodule" && entry.value === "diff")
+
+const HISTORY_GITLINKS = "sets diff.submodule = diff: git log -p, show and diff then enter the repositories at gitlink paths of old commits, which Crystal does not check"
 
 /** A hook git may run (any file in hooks/ other than the shipped *.sample ones); null when hooks/ cannot be listed. */
 const activeHook = (hooks: string): string | undefined | null => {

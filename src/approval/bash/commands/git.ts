@@ -18,13 +18,20 @@ const GIT_GLOBAL_FLAGS = new Set(["-C", "-c", "--no-pager", "-P", "--paginate", 
 const GIT_UNSAFE_OPTION =
   /^(-O|--?(output|ext-diff|textconv|open-files-in-pager|exec|upload-pack|receive-pack|contents|no-index|filters|batch-command|run|tool|extcmd|config-env|lost-found|write-tree|write|show-superproject-working-tree)(=|$))/
 
+/**
+ * `--submodule=diff` shows a gitlink's change as a diff run in the repository now at its path, also
+ * for gitlinks only old commits have, whose repositories the nested-repository check does not visit.
+ */
+const HISTORY_GITLINKS = "--submodule=diff enters the repositories at gitlink paths of old commits, which Crystal does not check"
+
 /** The subcommand's options, once its handler judged it read-only: the repository config is checked by the classifier. */
 const vetGitRead = (a: Analyzer, rest: ReadonlyArray<Arg>): void => {
-  for (const arg of rest) {
+  for (const [index, arg] of rest.entries()) {
     const v = arg.value
     if (v === "--") break
     if (v === undefined) continue
     if (GIT_UNSAFE_OPTION.test(v) && !/^--no-(ext-diff|textconv)$/.test(v)) a.raise("medium", "execute", `git ${v} may run a program or write`)
+    if (v === "--submodule=diff" || (v === "--submodule" && rest[index + 1]?.value === "diff")) a.raise("medium", "execute", HISTORY_GITLINKS)
   }
   a.gitRead()
 }

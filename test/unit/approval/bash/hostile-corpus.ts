@@ -412,6 +412,7 @@ export const hostileRepos: ReadonlyArray<readonly [string, string]> = [
   ["manviewer", '[man]\n\tviewer = evil\n[man "evil"]\n\tcmd = ./run.sh\n'],
   ["webbrowser", '[help]\n\tformat = web\n[web]\n\tbrowser = evil\n[browser "evil"]\n\tcmd = ./run.sh\n'],
   ["promisor", '[remote "origin"]\n\turl = ../origin\n\tpromisor = true\n\tuploadpack = ./run.sh\n'],
+  ["diffsubmodule", "[diff]\n\tsubmodule = diff\n"],
   ["extprotocol", '[remote "origin"]\n\turl = ext::sh -c ./run.sh\n\tpromisor = true\n[protocol "ext"]\n\tallow = always\n']
 ]
 

@@ -8,7 +8,7 @@ import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { repositoryRunsPrograms } from "../../../../src/approval/git/repo-config.ts"
 import { makeFifo, unblockFifoAfter, type FifoGuard } from "../../../support/fifo.ts"
-import { expectAsks, expectGitRunsIt, expectRunsUnasked, setConfig } from "../../../support/git-attacks.ts"
+import { expectAsks, expectGitRunsIt, expectRunsUnasked, runShell, setConfig } from "../../../support/git-attacks.ts"
 import { addSubmodule, git, makeRepo } from "../../../support/git-repos.ts"
 import { tempDir } from "../../../support/temp.ts"
 
@@ -311,3 +311,60 @@ const plantScript = (b: Box): string => {
   fs.writeFileSync(file, `#!/bin/sh\ntouch ${b.marker}\n`, { mode: 0o755 })
   return file
 }
+
+describe("F7: gitlinks that only old commits have", () => {
+  /** Commits that add vendor/evil as a gitlink, bump it, then drop it from the index: the repository stays, untracked. */
+  const historyGitlink = async (): Promise<Box> => {
+    const b = await box()
+    const evil = makeRepo(path.join(b.ws, "vendor", "evil"), { "e.txt": "one\n" })
+    git(b.ws, "add", "vendor/evil")
+    git(b.ws, "commit", "-qm", "add evil")
+    fs.appendFileSync(path.join(evil, "e.txt"), "two\n")
+    git(evil, "commit", "-qam", "two")
+    git(b.ws, "add", "vendor/evil")
+    git(b.ws, "commit", "-qm", "bump evil")
+    git(b.ws, "rm", "-q", "--cached", "vendor/evil")
+    git(b.ws, "commit", "-qm", "drop evil")
+    setConfig(path.join(evil, ".git", "config"), "diff.external", b.plant)
+    return b
+  }
+
+  it("lets git log -p run unasked while nothing enters the old gitlink", async () => {
+    const b = await historyGitlink()
+    for (const line of ["git log -p", "git show HEAD~1", "git diff HEAD~3 HEAD~1", "git log -p --submodule=log"]) {
+      runShell(b.ws, line)
+      expect(fs.existsSync(b.marker), line).toBe(false)
+      expectRunsUnasked(b.ws, line)
+    }
+  })
+
+  for (const line of ["git log -p --submodule=diff", "git show HEAD~1 --submodule=diff", "git diff HEAD~3 HEAD~1 --submodule=diff", "git whatchanged -p --submodule=diff"]) {
+    it(`asks for ${line}`, async () => {
+      const b = await historyGitlink()
+      expectGitRunsIt(b.marker, b.ws, line)
+      expectAsks(b.ws, line, /--submodule=diff enters the repositories at gitlink paths of old commits/)
+    })
+  }
+
+  it("asks for git diff --submodule diff (the option's value as its own word)", async () => {
+    const b = await historyGitlink()
+    expectAsks(b.ws, "git diff HEAD~3 HEAD~1 --submodule diff", /--submodule=diff enters/)
+  })
+
+  for (const line of ["git log -p", "git show HEAD~1", "git diff HEAD~3 HEAD~1"]) {
+    it(`asks for ${line} when the repository config sets diff.submodule = diff`, async () => {
+      const b = await historyGitlink()
+      setConfig(path.join(b.ws, ".git", "config"), "diff.submodule", "diff")
+      expectGitRunsIt(b.marker, b.ws, line)
+      expectAsks(b.ws, line, "the repository config sets diff.submodule = diff")
+    })
+  }
+
+  it("asks when a nested repository's config sets diff.submodule = diff", async () => {
+    const b = await box()
+    const sub = makeRepo(path.join(path.dirname(b.ws), "sources", "sub"))
+    addSubmodule(b.ws, sub, "sub")
+    setConfig(path.join(b.ws, ".git", "modules", "sub", "config"), "diff.submodule", "diff")
+    expectAsks(b.ws, "git status", /modules\/sub's config sets diff\.submodule = diff/)
+  })
+})
