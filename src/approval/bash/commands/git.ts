@@ -24,11 +24,23 @@ const GIT_UNSAFE_OPTION =
  */
 const HISTORY_GITLINKS = "--submodule=diff enters the repositories at gitlink paths of old commits, which Crystal does not check"
 
+/**
+ * An argument whose text is only known at run time, or a glob whose matches may start with `-`,
+ * may be any option: `for f in $(git ls-files); do git log -p $f; done` in a repository that
+ * tracks a file named `--output=../.bashrc` writes there.
+ */
+const mayBeAnyOption = (arg: Arg): boolean => {
+  const globFromStart = (value: string, glob: boolean): boolean => glob && /^[*?[]/.test(value)
+  if (arg.value !== undefined) return globFromStart(arg.value, arg.glob)
+  return arg.candidates === undefined || arg.candidates.some((each) => each.value.startsWith("-") || globFromStart(each.value, each.glob))
+}
+
 /** The subcommand's options, once its handler judged it read-only: the repository config is checked by the classifier. */
 const vetGitRead = (a: Analyzer, rest: ReadonlyArray<Arg>): void => {
   for (const [index, arg] of rest.entries()) {
     const v = arg.value
     if (v === "--") break
+    if (mayBeAnyOption(arg)) a.raise("medium", "execute", "passes git an argument only known at run time, which may be an option that writes or runs a program (put it after --)")
     if (v === undefined) continue
     if (GIT_UNSAFE_OPTION.test(v) && !/^--no-(ext-diff|textconv)$/.test(v)) a.raise("medium", "execute", `git ${v} may run a program or write`)
     if (v === "--submodule=diff" || (v === "--submodule" && rest[index + 1]?.value === "diff")) a.raise("medium", "execute", HISTORY_GITLINKS)

@@ -464,11 +464,15 @@ const runtimeDirReads = [
   "git -C vendor/super submodule foreach 'cd ../../fsmonitor && git status'"
 ]
 
+/** A git read given an argument only known at run time: a tracked file named `--output=../.bashrc` is an option (found while fixing F7). */
+const runtimeArgReads = ["for f in $(git ls-files); do git log -p $f; done", "git ls-files | xargs git log -1", "git log -1 *", "git diff $(cat notes.md)"]
+
 const gitConfig = [
   ...[...hostileRepos.map(([name]) => name), ...hookedRepos].flatMap((name) => gitReads(`vendor/${name}`)),
   ...gitReads("vendor/linked"),
   ...nestedRepoReads,
   ...runtimeDirReads,
+  ...runtimeArgReads,
   "git -C $(cat notes.md) status",
   "cd \"$dir\" && git log"
 ]

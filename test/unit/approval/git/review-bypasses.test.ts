@@ -368,3 +368,38 @@ describe("F7: gitlinks that only old commits have", () => {
     expectAsks(b.ws, "git status", /modules\/sub's config sets diff\.submodule = diff/)
   })
 })
+
+describe("found while fixing F7: an argument of a git read only known at run time may be any option", () => {
+  /** A workspace that tracks a file named `--output=../.bashrc`: passed to git log as an argument, it is an option that writes there. */
+  const optionNamedFile = async (): Promise<{ readonly b: Box; readonly written: string }> => {
+    const b = await box()
+    fs.mkdirSync(path.join(b.ws, "--output=.."))
+    fs.writeFileSync(path.join(b.ws, "--output=..", ".bashrc"), "x\n")
+    git(b.ws, "add", "--", "--output=../.bashrc")
+    git(b.ws, "commit", "-qm", "names\n\n    touch /tmp/pwned")
+    return { b, written: path.join(path.dirname(b.ws), ".bashrc") }
+  }
+
+  for (const line of ["for f in $(git ls-files); do git log -1 $f; done", "git ls-files | xargs git log -1", "read f < list.txt; git show $f"]) {
+    it(`asks for ${line}`, async () => {
+      const { b, written } = await optionNamedFile()
+      fs.writeFileSync(path.join(b.ws, "list.txt"), "--output=../.bashrc\n")
+      expectGitRunsIt(written, b.ws, line)
+      expectAsks(b.ws, line, /passes git an argument only known at run time/)
+    })
+  }
+
+  it("asks for git log -1 *, a glob whose matches may start with -", async () => {
+    const b = await box()
+    fs.writeFileSync(path.join(b.ws, "--output=written.txt"), "")
+    expectGitRunsIt(path.join(b.ws, "written.txt"), b.ws, "git log -1 *")
+    expectAsks(b.ws, "git log -1 *", /passes git an argument only known at run time/)
+  })
+
+  it("lets literal values, paths after --, and globs that cannot start with - run unasked", async () => {
+    const { b } = await optionNamedFile()
+    for (const line of ["for f in top.txt other.txt; do git log -1 $f; done", "git ls-files | xargs git log -1 --", "for f in $(git ls-files); do git log -1 -- $f; done", "git log -1 -- *", "git log -1 ./*", "git diff HEAD -- src/*.ts"]) {
+      expectRunsUnasked(b.ws, line)
+    }
+  })
+})
