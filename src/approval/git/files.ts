@@ -95,6 +95,10 @@ export interface GitFiles {
   readonly config: (file: string) => ParsedConfig | undefined | null
   /** The real path (symbolic links resolved), or the path itself when it cannot be resolved. */
   readonly real: (file: string) => string
+  /** resolveGitPath, once per base and pointer: a submodule's git directory is checked twice in a walk. */
+  readonly resolve: (base: string, pointer: string) => string
+  /** A directory's entries; undefined when it does not exist or is not a directory, null when it cannot be listed. */
+  readonly list: (dir: string) => ReadonlyArray<string> | undefined | null
 }
 
 export const makeGitFiles = (): GitFiles => {
@@ -119,5 +123,25 @@ export const makeGitFiles = (): GitFiles => {
     }
     return result
   }
-  return { config, real }
+  const resolved = new Map<string, string>()
+  const resolve = (base: string, pointer: string): string => {
+    const key = `${base}\0${pointer}`
+    let result = resolved.get(key)
+    if (result === undefined) resolved.set(key, (result = resolveGitPath(base, pointer)))
+    return result
+  }
+  const listings = new Map<string, ReadonlyArray<string> | undefined | null>()
+  const list = (dir: string): ReadonlyArray<string> | undefined | null => {
+    if (listings.has(dir)) return listings.get(dir)
+    let result: ReadonlyArray<string> | undefined | null
+    try {
+      result = fs.readdirSync(dir)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      result = code === "ENOENT" || code === "ENOTDIR" ? undefined : null
+    }
+    listings.set(dir, result)
+    return result
+  }
+  return { config, real, resolve, list }
 }

@@ -10,11 +10,10 @@
  * the classifier describes the command that will run and never changes it, and overrides cannot
  * name the filter and diff drivers a config defines without reading the config anyway.
  */
-import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ConfigEntry } from "./config-file.ts"
 import { discoverRepository, type GitRepository } from "./discovery.ts"
-import { makeGitFiles, resolveGitPath, UnreadableGitFile, type GitFiles } from "./files.ts"
+import { makeGitFiles, UnreadableGitFile, type GitFiles } from "./files.ts"
 import { checkNestedRepositories, type Place } from "./nested-repos.ts"
 import { isWithin } from "../path-fence.ts"
 import { messageOf } from "../../text/error-text.ts"
@@ -67,7 +66,7 @@ const repositoryReason = (repository: GitRepository, place: Place, top: GitRepos
   // gitlink, it is checked again under the exact rule.
   const ownWorktree = (value: string | undefined): boolean => {
     if (value === undefined) return false
-    const target = resolveGitPath(repository.gitDir, value)
+    const target = files.resolve(repository.gitDir, value)
     if (place !== "module") return repository.worktree !== undefined && target === files.real(repository.worktree)
     const main = path.basename(top.commonDir) === ".git" ? path.dirname(top.commonDir) : undefined
     return [top.worktree, main].some((root) => root !== undefined && isWithin(files.real(root), target))
@@ -82,7 +81,7 @@ const repositoryReason = (repository: GitRepository, place: Place, top: GitRepos
       if (key !== undefined) return place === "top" ? `the repository config sets ${key}, which runs a program` : `${which} sets ${key} in its config, which runs a program`
       if (entersHistoryGitlinks(parsed.entries)) return `${place === "top" ? "the repository config" : `${which}'s config`} ${HISTORY_GITLINKS}`
     }
-    const hook = activeHook(path.join(each, "hooks"))
+    const hook = activeHook(files.list(path.join(each, "hooks")))
     if (hook === null) return `${which} has a hooks directory Crystal cannot read`
     if (hook !== undefined) return `${which} has a ${hook} hook`
   }
@@ -121,13 +120,5 @@ const entersHistoryGitlinks = (entries: ReadonlyArray<ConfigEntry>): boolean => 
 const HISTORY_GITLINKS = "sets diff.submodule = diff: git log -p, show and diff then enter the repositories at gitlink paths of old commits, which Crystal does not check"
 
 /** A hook git may run (any file in hooks/ other than the shipped *.sample ones); null when hooks/ cannot be listed. */
-const activeHook = (hooks: string): string | undefined | null => {
-  let names: Array<string>
-  try {
-    names = fs.readdirSync(hooks)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    return code === "ENOENT" || code === "ENOTDIR" ? undefined : null
-  }
-  return names.find((name) => !name.endsWith(".sample"))
-}
+const activeHook = (names: ReadonlyArray<string> | undefined | null): string | undefined | null =>
+  names === null ? null : names?.find((name) => !name.endsWith(".sample"))
