@@ -13,7 +13,7 @@ import { parseShell, ShellSyntaxError, type Command, type Redirect, type Script,
 import { judgeArithmetic, scanWord, subscriptOf, judgeSubscript, type ArithVerdict } from "../../shell/arith.ts"
 import { exportAllowed, shellAssignmentAllowed } from "./environment.ts"
 import type { Access } from "../path-fence.ts"
-import type { Analyzer, Arg, Binding, Call, Candidate, Io, PathRef, PathRole, PrefixEntry, Reason } from "./types.ts"
+import type { Analyzer, Arg, Binding, Call, Candidate, Io, OptionGlob, PathRef, PathRole, PrefixEntry, Reason } from "./types.ts"
 
 export type Analysis =
   | {
@@ -27,6 +27,8 @@ export type Analysis =
       readonly outside: boolean
       /** Working directories of git commands judged read-only (undefined: not known); their repository config decides. */
       readonly gitReads: ReadonlyArray<string | undefined>
+      /** Globs where a command reads options; their directories are listed by bash/option-globs.ts. */
+      readonly optionGlobs: ReadonlyArray<OptionGlob>
     }
   | { readonly kind: "unparseable"; readonly message: string }
 
@@ -58,7 +60,8 @@ export const analyzeCommandLine = (command: string, options: AnalyzeOptions): An
     paths: analyzer.paths,
     prefixes: analyzer.prefixes,
     outside: analyzer.outside,
-    gitReads: analyzer.gitReads
+    gitReads: analyzer.gitReads,
+    optionGlobs: analyzer.optionGlobs
   }
 }
 
@@ -103,6 +106,7 @@ export class LineAnalyzer implements Analyzer {
   readonly environment: Readonly<Record<string, string | undefined>>
   outside = false
   readonly gitReads: Array<string | undefined> = []
+  readonly optionGlobs: Array<OptionGlob> = []
   /** Variables assigned on this line with a value that is not a known number. */
   private readonly tainted = new Set<string>()
   /** Variables whose values some arithmetic context evaluates. */
@@ -172,6 +176,19 @@ export class LineAnalyzer implements Analyzer {
   /** A git command judged read-only runs in the current directory: its repository's config is checked later. */
   gitRead(): void {
     for (const cwd of this.state.cwds) this.gitReads.push(cwd ?? undefined)
+  }
+
+  optionGlob(arg: Arg, program: string, harmless: (name: string) => boolean): void {
+    // find's and fd's `{}`: the paths they pass start with the starting point (fd adds ./), never with -.
+    if (arg.runtime && arg.value !== undefined) return
+    const globs = arg.value !== undefined ? [{ value: arg.value, glob: arg.glob }] : (arg.candidates ?? [])
+    for (const { value, glob } of globs) {
+      // Only a glob that starts with a wildcard can match a name starting with - or +.
+      if (!glob || !/^[*?[]/.test(value)) continue
+      const slash = value.indexOf("/")
+      const pattern = slash < 0 ? value : value.slice(0, slash)
+      for (const cwd of this.state.cwds) this.optionGlobs.push({ dir: cwd ?? undefined, pattern, deeper: slash >= 0, display: arg.raw, program, harmless })
+    }
   }
 
   private flushCreated(): void {

@@ -7,6 +7,10 @@ import type { Arg, Handler } from "../types.ts"
 import { literal, readAll, writeAll } from "../args.ts"
 
 /** sed, including `-i` and the `w`, `W`, `e` and `s///e|w` commands of its script. */
+/** Options a file name may be without harm: not -i (edits in place), -e/-f/-l and --expression (a script or a value from the next word). */
+const harmlessSedOption = (name: string): boolean =>
+  /^-[nErsuz]+$/.test(name) || ["-", "--", "--posix", "--debug", "--sandbox", "--quiet", "--silent", "--regexp-extended", "--separate", "--unbuffered", "--null-data"].includes(name)
+
 export const sed: Handler = (a, call) => {
   const args = call.args
   const scripts: Array<Arg> = []
@@ -18,6 +22,7 @@ export const sed: Handler = (a, call) => {
     const arg = args[i] as Arg
     const v = arg.value
     if (done || v === undefined || v === "-" || !v.startsWith("-")) {
+      if (!done) a.optionGlob(arg, "sed", harmlessSedOption)
       if (scripts.length === 0 && !scriptFile) scripts.push(arg)
       else files.push(arg)
       continue
