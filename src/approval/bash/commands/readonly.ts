@@ -132,7 +132,8 @@ const SPECS: Record<string, string> = {
   info: "-kw --apropos= --where --all",
   tput: "-T= -x", stty: "-a -g --all --save size", clear: "-x",
   // Shell builtins that only report or do nothing with effects outside the shell.
-  jobs: "*", unset: "*", umask: "*", ulimit: "*", wait: "*", exit: "*", return: "*", shift: "*", break: "*", continue: "*", dirs: "*", times: "*",
+  // Not jobs -x (runs a command), unset (evaluates subscripts) and wait -p (assigns a name): builtins below.
+  jobs: "-lnprs", umask: "*", ulimit: "*", exit: "*", return: "*", shift: "*", break: "*", continue: "*", dirs: "*", times: "*",
   caller: "*", help: "*", disown: "*", fg: "*", bg: "*", unalias: "*", alias: "*", cd: "-LPe@", chdir: "-LPe@", pushd: "-n", popd: "-n", kill: "-lL --list",
   // Wrappers: their command is judged on its own.
   time: "-pv --portability --verbose @", nice: "-n= --adjustment= @", nohup: "@", stdbuf: "-i= -o= -e= --input= --output= --error= @",
@@ -470,6 +471,31 @@ const shoptBuiltin: Vet = (a, call) => {
 
 const getoptsBuiltin: Vet = (a, call) => assignsName(a, call.args[1], false)
 
+/** `unset 'GROUPS[$(cmd)]'` evaluates the subscript of an array bash or the line made, running `cmd`. */
+const unsetBuiltin: Vet = (a, call) => {
+  for (const arg of call.args) {
+    if (mayExpand(arg)) refuse(a, `unsets the names ${arg.raw} matches, whose subscripts bash evaluates`)
+    else if (arg.value === undefined) refuse(a, "unsets a name only known at run time")
+    else {
+      const subscript = subscriptOf(arg.value)
+      if (subscript !== undefined) a.arithmetic(judgeSubscript(subscript))
+    }
+  }
+}
+
+/** `wait -p NAME` assigns NAME (and evaluates its subscript). */
+const waitBuiltin: Vet = (a, call) => {
+  for (let i = 0; i < call.args.length; i++) {
+    const arg = call.args[i] as Arg
+    const v = arg.value
+    if (v === undefined) return refuse(a, "wait's arguments are only known at run time (one may be -p NAME)")
+    if (v === "--" || !v.startsWith("-")) return
+    const p = v.indexOf("p")
+    if (/^-[fn]*p/.test(v)) assignsName(a, p < v.length - 1 ? { ...arg, value: v.slice(p + 1) } : call.args[++i], false)
+    else if (!/^-[fn]+$/.test(v)) refuse(a, `wait: the option ${v} is not known to be read-only`)
+  }
+}
+
 const refuseAll =
   (reason: string): Vet =>
   (a) =>
@@ -493,6 +519,8 @@ const BUILTINS: Record<string, Vet> = {
   set: setBuiltin,
   shopt: shoptBuiltin,
   getopts: getoptsBuiltin,
+  unset: unsetBuiltin,
+  wait: waitBuiltin,
   tput: (a, call) => {
     const problem = optionProblem(spec("-T= -x"), call.args)
     if (problem !== undefined) refuse(a, `tput: ${problem}`)

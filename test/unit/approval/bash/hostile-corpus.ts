@@ -59,7 +59,10 @@ const evaluationTemplates = [
   "compgen -W '{P}' a",
   "getopts a 'a[{P}]'",
   "printf -v x '%s' '{P}'; echo ${x@P}",
-  "mapfile -t 'a[{P}]' < notes.md"
+  "mapfile -t 'a[{P}]' < notes.md",
+  "unset 'GROUPS[{P}]'",
+  "a=(1 2); unset 'a[{P}]'",
+  "sleep 0 & wait -n -p 'a[{P}]'"
 ]
 
 const evaluationPlain = [
@@ -177,6 +180,7 @@ const exportedAlready = [
 
 /** Options of otherwise read-only programs that run a program, write a file, or read where they should not. */
 const options = [
+  "jobs -x touch /tmp/crystal-pwn",
   "rg --pre=sh foo",
   "rg --pre sh foo",
   "rg --pre-glob '*' --pre ./run.sh foo",

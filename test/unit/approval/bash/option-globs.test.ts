@@ -192,3 +192,18 @@ describe("programs whose options never run a program or write", () => {
     for (const line of ["cat *", "grep foo *", "ls *", "wc -l *", "head *", "du -sh *", "stat *", "sha256sum *"]) expectRunsUnasked(b.ws, line)
   })
 })
+
+describe("builtins that ran code unasked without any glob (found while covering the builtins)", () => {
+  it("jobs -x runs its command; unset and wait -p evaluate a subscript; each asks", async () => {
+    const b = await box({})
+    const planted = { ws: b.ws, marker: path.join(b.ws, "planted") }
+    expect(runsPlanted(planted, "jobs -x touch planted")).toBe(true)
+    expect(runsPlanted(planted, "unset 'GROUPS[$(touch planted)]'")).toBe(true)
+    expect(runsPlanted(planted, "sleep 0 & wait -n -p 'a[$(touch planted)]'")).toBe(true)
+    expectAsks(b.ws, "jobs -x touch planted", /jobs: the option -x is not known to be read-only/)
+    expectAsks(b.ws, "unset 'GROUPS[$(touch planted)]'", /evaluates the output of a substitution as arithmetic/)
+    expectAsks(b.ws, "sleep 0 & wait -n -p 'a[$(touch planted)]'", /evaluates the output of a substitution as arithmetic/)
+    expectAsks(b.ws, "unset *", /unsets the names \* matches, whose subscripts bash evaluates/)
+    for (const line of ["jobs -l", "unset x y", "unset 'a[1]'", "unset -f f", "sleep 0 & wait", "sleep 0 & wait -n -p pid"]) expectRunsUnasked(b.ws, line)
+  })
+})
