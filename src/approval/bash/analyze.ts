@@ -187,7 +187,8 @@ export class LineAnalyzer implements Analyzer {
       if (!glob || !/^[*?[]/.test(value)) continue
       const slash = value.indexOf("/")
       const pattern = slash < 0 ? value : value.slice(0, slash)
-      for (const cwd of this.state.cwds) this.optionGlobs.push({ dir: cwd ?? undefined, pattern, deeper: slash >= 0, display: arg.raw, program, harmless })
+      const display = arg.raw === value ? value : `${value} (through ${arg.raw})`
+      for (const cwd of this.state.cwds) this.optionGlobs.push({ dir: cwd ?? undefined, pattern, deeper: slash >= 0, display, program, harmless })
     }
   }
 

@@ -55,7 +55,10 @@ describe("rg: a file named --pre=sh", () => {
   it("a loop over a glob asks too (the loop variable holds the glob)", async () => {
     const b = await box(files)
     expect(runsPlanted(b, "for f in *; do rg foo $f; done")).toBe(true)
-    expectAsks(b.ws, "for f in *; do rg foo $f; done", /matches a file named --pre=sh, which rg would read as an option/)
+    expectAsks(b.ws, "for f in *; do rg foo $f; done", /the glob \* \(through \$f\) matches a file named --pre=sh, which rg would read as an option/)
+    expectAsks(b.ws, "for f in *; do rg foo \"$f\"; done", /the glob \* \(through "\$f"\) matches a file named --pre=sh/)
+    expectAsks(b.ws, "x=*; rg foo $x", /the glob \* \(through \$x\) matches a file named --pre=sh/)
+    expectRunsUnasked(b.ws, "for f in ./*; do rg foo \"$f\"; done")
   })
 
   it("arguments only known at run time asked already (xargs input, a substitution)", async () => {
