@@ -5,7 +5,7 @@
  */
 import * as path from "node:path"
 import type { Analyzer, Arg, Handler } from "../types.ts"
-import { NO_STDIN, Parsed, type Spec, literal, onlyVersionOrHelp, parse, readAll, withPlaceholders, words, writeAll } from "../args.ts"
+import { NO_STDIN, Parsed, type Spec, literal, mayBeOptionAtRunTime, onlyVersionOrHelp, parse, readAll, withPlaceholders, words, writeAll } from "../args.ts"
 
 /** Commands that read the files named by their operands, with the options that take a value. */
 export const READ_FILES: Record<string, Spec> = {
@@ -178,6 +178,7 @@ export const find: Handler = (a, call) => {
   const args = call.args
   // A starting point or test value that expands to `-delete` or `-exec…` is an action.
   for (const arg of args) a.optionGlob(arg, "find", () => false)
+  if (args.some(mayBeOptionAtRunTime)) a.raise("medium", "execute", "passes find an argument only known at run time, which may be an action (-delete, -exec)")
   let i = 0
   while (i < args.length && ["-H", "-L", "-P"].includes(args[i]?.value ?? "")) i++
   if (["-D", "-O"].includes(args[i]?.value ?? "")) i += 2

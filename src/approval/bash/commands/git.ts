@@ -3,7 +3,7 @@
  * and a read's options vetted once more. Configuration: git-config.ts.
  */
 import type { Analyzer, Arg, Handler } from "../types.ts"
-import { literal } from "../args.ts"
+import { literal, mayBeOptionAtRunTime } from "../args.ts"
 import { gitCommandSetting, SAFE_GIT_CONFIG } from "./git-config.ts"
 import { gitSubcommand } from "./git-subcommands.ts"
 
@@ -32,7 +32,7 @@ const HISTORY_GITLINKS = "--submodule=diff enters the repositories at gitlink pa
 const mayBeAnyOption = (arg: Arg): boolean => {
   const globFromStart = (value: string, glob: boolean): boolean => glob && /^[*?[]/.test(value)
   if (arg.value !== undefined) return globFromStart(arg.value, arg.glob)
-  return arg.candidates === undefined || arg.candidates.some((each) => each.value.startsWith("-") || globFromStart(each.value, each.glob))
+  return mayBeOptionAtRunTime(arg) || arg.candidates?.some((each) => globFromStart(each.value, each.glob)) === true
 }
 
 /** The subcommand's options, once its handler judged it read-only: the repository config is checked by the classifier. */

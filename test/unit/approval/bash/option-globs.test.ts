@@ -210,3 +210,23 @@ describe("builtins that ran code unasked without any glob (found while covering 
     for (const line of ["jobs -l", "unset x y", "unset 'a[1]'", "unset -f f", "sleep 0 & wait", "sleep 0 & wait -n -p pid"]) expectRunsUnasked(b.ws, line)
   })
 })
+
+describe("arguments only known at run time given to sed and find (they asked for rg and sort already)", () => {
+  it("ls | xargs sed s/a/b/ with a file named -i edits every file in place, and asks", async () => {
+    const b = await box({ "-i": "", "data.txt": "a\n" })
+    runShell(b.ws, "ls | xargs sed s/a/b/")
+    expect(fs.readFileSync(path.join(b.ws, "data.txt"), "utf8")).toBe("b\n")
+    expectAsks(b.ws, "ls | xargs sed s/a/b/", /passes sed an argument only known at run time, which may be an option/)
+    expectAsks(b.ws, "for f in $(ls); do sed -n p $f; done", /passes sed an argument only known at run time/)
+    expectRunsUnasked(b.ws, "ls | xargs sed -n p --")
+    expectRunsUnasked(b.ws, "for f in data.txt notes.txt; do sed -n p $f; done")
+  })
+
+  it("ls | xargs find with a file named -delete deletes the hidden files, and asks", async () => {
+    const b = await box({ "-delete": "", ".env": "precious\n" })
+    runShell(b.ws, "ls | xargs find")
+    expect(fs.existsSync(path.join(b.ws, ".env"))).toBe(false)
+    expectAsks(b.ws, "ls | xargs find", /passes find an argument only known at run time, which may be an action/)
+    expectRunsUnasked(b.ws, "find . -name '*.txt' -exec sed -n 1p {} +")
+  })
+})
