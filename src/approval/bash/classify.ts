@@ -12,6 +12,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { analyzeCommandLine } from "./analyze.ts"
+import { globMatches } from "./glob-match.ts"
 import { optionGlobReason } from "./option-globs.ts"
 import type { OptionGlob, PathRef, PrefixEntry, Reason } from "./types.ts"
 import { maxRisk, widestScope, type Classification, type Risk, type Scope, type TouchedPath } from "../classification.ts"
@@ -19,7 +20,6 @@ import { repositoryRunsPrograms } from "../git/repo-config.ts"
 import { protectedFileReason } from "../protected-files.ts"
 import { isWithin, realPathAllowingMissing, type Access, type FenceError, type LocatedPath, type PathFence } from "../path-fence.ts"
 import { clip } from "../../text/clip.ts"
-import { globMatches } from "./glob-match.ts"
 
 export interface CommandClassifierOptions {
   /**

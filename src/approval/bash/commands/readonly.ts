@@ -4,8 +4,9 @@
  * not to run code or write. Anything else — an unlisted program, an unknown option, an argument
  * only known at run time where an option could stand — makes the call execute, medium risk, so
  * it asks under the default approval mode. A glob where an option could stand is listed when the
- * line is classified (bash/option-globs.ts): a file named `--pre=sh` is an option too. Builtins that evaluate text (`let`, `declare`, `read`,
- * `printf -v`, `test -v`, `mapfile -C`, `compgen`, `hash -p`…) are judged here too.
+ * line is classified (bash/option-globs.ts): a file named `--pre=sh` is an option too. Builtins
+ * that evaluate text (`let`, `declare`, `read`, `printf -v`, `test -v`, `unset`, `wait -p`,
+ * `mapfile -C`, `compgen`, `hash -p`…) are judged here too.
  */
 import type { Analyzer, Arg, Call } from "../types.ts"
 import { judgeArithmetic, judgeSubscript, subscriptOf } from "../../../shell/arith.ts"
