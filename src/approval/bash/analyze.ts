@@ -13,7 +13,7 @@ import { parseShell, ShellSyntaxError, type Command, type Redirect, type Script,
 import { judgeArithmetic, scanWord, subscriptOf, judgeSubscript, type ArithVerdict } from "../../shell/arith.ts"
 import { exportAllowed, shellAssignmentAllowed } from "./environment.ts"
 import type { Access } from "../path-fence.ts"
-import type { Analyzer, Arg, Binding, Call, Candidate, Io, PathRef, PathRole, PrefixEntry, Reason } from "./types.ts"
+import type { Analyzer, Arg, Binding, Call, Candidate, Io, OptionGlob, PathRef, PathRole, PrefixEntry, Reason } from "./types.ts"
 
 export type Analysis =
   | {
@@ -27,6 +27,8 @@ export type Analysis =
       readonly outside: boolean
       /** Working directories of git commands judged read-only (undefined: not known); their repository config decides. */
       readonly gitReads: ReadonlyArray<string | undefined>
+      /** Globs where a command reads options; their directories are listed by bash/option-globs.ts. */
+      readonly optionGlobs: ReadonlyArray<OptionGlob>
     }
   | { readonly kind: "unparseable"; readonly message: string }
 
@@ -58,7 +60,8 @@ export const analyzeCommandLine = (command: string, options: AnalyzeOptions): An
     paths: analyzer.paths,
     prefixes: analyzer.prefixes,
     outside: analyzer.outside,
-    gitReads: analyzer.gitReads
+    gitReads: analyzer.gitReads,
+    optionGlobs: analyzer.optionGlobs
   }
 }
 
@@ -103,6 +106,7 @@ export class LineAnalyzer implements Analyzer {
   readonly environment: Readonly<Record<string, string | undefined>>
   outside = false
   readonly gitReads: Array<string | undefined> = []
+  readonly optionGlobs: Array<OptionGlob> = []
   /** Variables assigned on this line with a value that is not a known number. */
   private readonly tainted = new Set<string>()
   /** Variables whose values some arithmetic context evaluates. */
@@ -172,6 +176,20 @@ export class LineAnalyzer implements Analyzer {
   /** A git command judged read-only runs in the current directory: its repository's config is checked later. */
   gitRead(): void {
     for (const cwd of this.state.cwds) this.gitReads.push(cwd ?? undefined)
+  }
+
+  optionGlob(arg: Arg, program: string, harmless: (name: string) => boolean): void {
+    // find's and fd's `{}`: the paths they pass start with the starting point (fd adds ./), never with -.
+    if (arg.runtime && arg.value !== undefined) return
+    const globs = arg.value !== undefined ? [{ value: arg.value, glob: arg.glob }] : (arg.candidates ?? [])
+    for (const { value, glob } of globs) {
+      // Only a glob that starts with a wildcard can match a name starting with - or +.
+      if (!glob || !/^[*?[]/.test(value)) continue
+      const slash = value.indexOf("/")
+      const pattern = slash < 0 ? value : value.slice(0, slash)
+      const display = arg.raw === value ? value : `${value} (through ${arg.raw})`
+      for (const cwd of this.state.cwds) this.optionGlobs.push({ dir: cwd ?? undefined, pattern, deeper: slash >= 0, display, program, harmless })
+    }
   }
 
   private flushCreated(): void {
@@ -305,9 +323,33 @@ export class LineAnalyzer implements Analyzer {
     this.state.cwds = this.moved(dir)
   }
 
+  /** Runs `body` in a directory only known at run time (`find -execdir`, `git submodule foreach`). */
+  inRuntimeDir(body: () => void): void {
+    const saved = this.state.cwds
+    this.state.cwds = [null]
+    try {
+      body()
+    } finally {
+      this.state.cwds = saved
+    }
+  }
+
+  /**
+   * The directories `dir` leads to from each current one. A glob (`cd vendor/*`, `git -C x*`) or a
+   * value only known at run time is a directory only known at run time (null), never a literal
+   * path; a loop variable's known values (`for d in a b`) stay known.
+   */
   private moved(dir: Arg): ReadonlyArray<string | null> {
-    const value = dir.value
-    return unique(this.state.cwds.map((cwd) => (value === undefined ? null : path.isAbsolute(value) ? path.resolve(value) : cwd === null ? null : path.resolve(cwd, value))))
+    const values: ReadonlyArray<Candidate | undefined> = dir.value !== undefined ? [{ value: dir.value, glob: dir.glob }] : (dir.candidates ?? [undefined])
+    return uniqueCwds(
+      values.flatMap((candidate) =>
+        this.state.cwds.map((cwd) => {
+          if (candidate === undefined || candidate.glob) return null
+          if (path.isAbsolute(candidate.value)) return path.resolve(candidate.value)
+          return cwd === null ? null : path.resolve(cwd, candidate.value)
+        })
+      )
+    )
   }
 
   /** Absolute lexical paths of an argument in every possible working directory. */
@@ -754,7 +796,7 @@ const bindingOf = (value: Arg | undefined): Binding | undefined => {
 const mergeStates = (states: ReadonlyArray<State>): State => {
   const [first, ...rest] = states
   if (first === undefined) throw new Error("no state to merge")
-  const cwds = unique(states.flatMap((state) => state.cwds))
+  const cwds = uniqueCwds(states.flatMap((state) => state.cwds))
   if (rest.every((state) => state.bindings === first.bindings)) return { cwds, bindings: first.bindings }
   const names = new Set(states.flatMap((state) => [...state.bindings.keys()]))
   const bindings = new Map<string, Binding>()
@@ -795,7 +837,13 @@ interface Redirected {
 const mergeStdin = (io: Io, stdin: Partial<Io>): Io =>
   stdin.stdinFed === true ? { ...io, stdinFed: true, stdinPiped: false, stdinNet: stdin.stdinNet ?? false, stdinText: stdin.stdinText } : io
 
-const unique = <A>(values: ReadonlyArray<A>): ReadonlyArray<A> => [...new Set(values)].slice(0, 16)
+const MAX_CWDS = 16
+
+/** The distinct directories a command may run in; past the bound, the rest are one directory only known at run time. */
+const uniqueCwds = (cwds: ReadonlyArray<string | null>): ReadonlyArray<string | null> => {
+  const distinct = [...new Set(cwds)]
+  return distinct.length <= MAX_CWDS ? distinct : [...distinct.slice(0, MAX_CWDS - 1).filter((cwd) => cwd !== null), null]
+}
 
 /** The directory before the first wildcard segment, and that segment. */
 const globBase = (abs: string): readonly [string, string | undefined] => {
@@ -892,7 +940,9 @@ export const expandWord = (word: Word, context: ExpandContext, net: boolean): Re
         for (const alternative of alternatives) {
           for (const candidate of binding) {
             if (next.length >= MAX_ALTERNATIVES) break
-            next.push([...alternative, ...[...candidate.value].map((c) => ({ c, q: !(candidate.glob && (c === "*" || c === "?" || c === "[")) }))])
+            // A glob candidate stands for the pattern's matches; an unquoted expansion is matched at run time too.
+            const active = candidate.glob || !part.quoted
+            next.push([...alternative, ...[...candidate.value].map((c) => ({ c, q: !(active && (c === "*" || c === "?" || c === "[")) }))])
           }
         }
         alternatives = next

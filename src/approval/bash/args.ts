@@ -117,6 +117,13 @@ export const looksLikePath = (value: string): boolean =>
 export const onlyVersionOrHelp = (args: ReadonlyArray<Arg>): boolean =>
   args.length > 0 && args.every((arg) => ["--version", "-v", "-V", "--help", "-h", "-version", "-VV"].includes(arg.value ?? ""))
 
+/**
+ * An argument whose text is only known at run time (xargs input, `$(…)`, a `read` variable) and
+ * may start with `-`: a loop variable whose literal values do not is not.
+ */
+export const mayBeOptionAtRunTime = (arg: Arg): boolean =>
+  arg.value === undefined && (arg.candidates === undefined || arg.candidates.some((each) => each.value.startsWith("-")))
+
 /** A command run by another (find -exec, fd -x) does not read the outer command's input. */
 export const NO_STDIN = (io: Io): Io => ({ ...io, stdinNet: false, stdinText: undefined, stdinFed: false, stdinPiped: false })
 

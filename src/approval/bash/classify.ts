@@ -12,7 +12,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { analyzeCommandLine } from "./analyze.ts"
-import type { PathRef, PrefixEntry, Reason } from "./types.ts"
+import { globMatches } from "./glob-match.ts"
+import { optionGlobReason } from "./option-globs.ts"
+import type { OptionGlob, PathRef, PrefixEntry, Reason } from "./types.ts"
 import { maxRisk, widestScope, type Classification, type Risk, type Scope, type TouchedPath } from "../classification.ts"
 import { repositoryRunsPrograms } from "../git/repo-config.ts"
 import { protectedFileReason } from "../protected-files.ts"
@@ -58,7 +60,7 @@ export const classifyBash = (command: string, fence: PathFence, options: Command
     const guard = guardFor(home, fence.workspace, options.protectedDirs ?? [])
     const concluded = conclude(shown, analysis.risk, analysis.authority, analysis.reasons, analysis.paths, located, analysis.prefixes, guard, fence.workspace)
     const withScope: Classification = analysis.outside ? { ...concluded, scope: "outside" } : concluded
-    return gitConfigCheck(withScope, analysis.gitReads)
+    return gitConfigCheck(optionGlobCheck(withScope, analysis.optionGlobs), analysis.gitReads)
   })
 
 interface Guard {
@@ -158,31 +160,6 @@ const makeGuard = (home: string, workspace: string, extra: ReadonlyArray<string>
   return { protectedRoot, containsProtected, critical }
 }
 
-/** Shell pattern matching of one name (`*`, `?`, `[…]`); a leading dot must be matched explicitly. */
-const globMatches = (pattern: string, name: string): boolean => {
-  if (name.startsWith(".") && !pattern.startsWith(".")) return false
-  let source = ""
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i] as string
-    if (c === "*") source += ".*"
-    else if (c === "?") source += "."
-    else if (c === "[") {
-      const end = pattern.indexOf("]", i + 2)
-      if (end === -1) source += "\\["
-      else {
-        const body = pattern.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")
-        source += `[${body}]`
-        i = end
-      }
-    } else source += c.replace(/[.+^${}()|\\\]]/g, "\\$&")
-  }
-  try {
-    return new RegExp(`^${source}$`).test(name)
-  } catch {
-    return true
-  }
-}
-
 const conclude = (
   shown: string,
   baseRisk: Risk,
@@ -277,12 +254,23 @@ const gitConfigCheck = (classification: Classification, dirs: ReadonlyArray<stri
   if (dirs.length === 0 || classification.authority !== "read" || classification.risk === "forbidden") return classification
   for (const dir of new Set(dirs)) {
     const reason = dir === undefined ? "git runs in a directory only known at run time" : repositoryRunsPrograms(dir)
-    if (reason === undefined) continue
-    const risk = maxRisk(classification.risk, "medium")
-    const summary = classification.summary.endsWith(")") ? `${classification.summary.slice(0, -1)}; ${reason})` : `${classification.summary} (${reason})`
-    return { ...classification, risk, authority: "execute", summary: risk === classification.risk && risk !== "low" ? classification.summary : summary }
+    if (reason !== undefined) return executes(classification, reason)
   }
   return classification
+}
+
+/** A read whose glob expands to a file name its command reads as an option (option-globs.ts) executes, and asks. */
+const optionGlobCheck = (classification: Classification, globs: ReadonlyArray<OptionGlob>): Classification => {
+  if (globs.length === 0 || classification.authority !== "read" || classification.risk === "forbidden") return classification
+  const reason = optionGlobReason(globs)
+  return reason === undefined ? classification : executes(classification, reason)
+}
+
+/** The call turns out to run programs: execute, at least medium, the reason added to the summary. */
+const executes = (classification: Classification, reason: string): Classification => {
+  const risk = maxRisk(classification.risk, "medium")
+  const summary = classification.summary.endsWith(")") ? `${classification.summary.slice(0, -1)}; ${reason})` : `${classification.summary} (${reason})`
+  return { ...classification, risk, authority: "execute", summary: risk === classification.risk && risk !== "low" ? classification.summary : summary }
 }
 
 const MAX_SHOWN = 160

@@ -53,6 +53,26 @@ export interface PathRef {
   readonly display: string
 }
 
+/**
+ * A glob in a place where the command reads options (`rg foo *`): bash expands it before the
+ * command runs, so a file named `--pre=sh` becomes an option. bash/option-globs.ts lists `dir` when
+ * the line is classified and asks when a match is not harmless there.
+ */
+export interface OptionGlob {
+  /** The directory its first segment is matched in; undefined when only known at run time. */
+  readonly dir: string | undefined
+  /** Its first segment (`*`, `*.ts`). */
+  readonly pattern: string
+  /** More segments follow (`*.d/x`): a match is the start of a longer word. */
+  readonly deeper: boolean
+  /** The glob as written. */
+  readonly display: string
+  /** The command that reads it. */
+  readonly program: string
+  /** Whether this matched name (it starts with `-` or `+`) is harmless where the glob stands. */
+  readonly harmless: (name: string) => boolean
+}
+
 export interface Reason {
   readonly risk: Risk
   readonly text: string
@@ -124,6 +144,8 @@ export interface Analyzer {
   workdir(access: Access, reason?: string): void
   /** Runs `body` with the working directory changed to `dir` (`git -C`, `make -C`, `tar -C`…). */
   inDir(dir: Arg | undefined, body: () => void): void
+  /** Runs `body` in a directory only known at run time (`find -execdir`, `git submodule foreach`). */
+  inRuntimeDir(body: () => void): void
   /** `cd DIR`: later commands in the same shell run there. */
   changeDirectory(dir: Arg | undefined): void
   /** A file written by a download (`curl -o FILE`): running it later on the line is refused. */
@@ -151,4 +173,10 @@ export interface Analyzer {
   bind(name: string, binding: Binding | undefined): void
   /** A git command judged read-only runs in the current directory: its repository's config is checked later. */
   gitRead(): void
+  /**
+   * `arg` stands where `program` reads options: when it is a glob (or a loop variable holding one)
+   * whose matches may start with `-` or `+`, its directory is listed later and a match that
+   * `harmless` rejects makes the call ask.
+   */
+  optionGlob(arg: Arg, program: string, harmless: (name: string) => boolean): void
 }

@@ -9,7 +9,10 @@
  * So the walk visits, from the top repository: every git directory under `<common>/modules/**`
  * (nested modules live in `modules/a/modules/b`), and every gitlink of the index and path of
  * .gitmodules whose directory holds a `.git` (a directory, or a gitfile followed wherever it
- * points), recursively, once each, within bounds. What it cannot read is a reason to ask.
+ * points), recursively, once per git directory and worktree, within bounds. A repository reached
+ * through a gitlink must work in that gitlink's directory (the check asks for any other
+ * core.worktree), so its own gitlinks are found where git finds them. What it cannot read is a
+ * reason to ask.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -23,7 +26,8 @@ export type Place = "top" | "gitlink" | "module"
 /** The first reason `check` gives for a repository; undefined when every repository passes. */
 export type RepositoryCheck = (repository: GitRepository, place: Place) => string | undefined
 
-const MAX_REPOSITORIES = 256
+/** Each submodule counts twice: its git directory under modules/, and through its gitlink. */
+const MAX_REPOSITORIES = 512
 const MAX_DEPTH = 16
 const MAX_ENTRIES = 4096
 
@@ -35,19 +39,23 @@ interface Pending {
 
 /** Runs `check` on `top` and on every repository git may enter from it; the first reason, or why the walk could not finish. */
 export const checkNestedRepositories = (top: GitRepository, files: GitFiles, check: RepositoryCheck): string | undefined => {
+  // Keyed by git directory and worktree: a submodule's git directory is checked once as found under
+  // modules/ and again as reached through its gitlink, where its core.worktree must name that gitlink.
   const checked = new Set<string>()
-  const entered = new Set<string>()
+  const listed = new Set<string>()
   const queue: Array<Pending> = [{ repository: top, place: "top", depth: 0 }]
   let examined = 0
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
     const { repository, place, depth } = next
     if (depth > MAX_DEPTH) return `its nested repositories go more than ${MAX_DEPTH} levels deep`
-    // Keyed by path: a repository reached twice through symbolic links is checked twice, within the bounds.
-    if (!checked.has(repository.gitDir)) {
-      checked.add(repository.gitDir)
-      if (checked.size > MAX_REPOSITORIES) return `it has more than ${MAX_REPOSITORIES} nested repositories`
-      const reason = check(repository, place)
-      if (reason !== undefined) return reason
+    const key = `${repository.gitDir}\0${repository.worktree ?? ""}`
+    if (checked.has(key)) continue
+    checked.add(key)
+    if (checked.size > MAX_REPOSITORIES) return `it has more than ${MAX_REPOSITORIES} nested repositories`
+    const reason = check(repository, place)
+    if (reason !== undefined) return reason
+    if (!listed.has(repository.gitDir)) {
+      listed.add(repository.gitDir)
       const modules = new Set([path.join(repository.commonDir, "modules"), path.join(repository.gitDir, "modules")])
       for (const dir of modules) {
         const found = moduleGitDirs(dir)
@@ -56,9 +64,8 @@ export const checkNestedRepositories = (top: GitRepository, files: GitFiles, che
         for (const gitDir of found) queue.push({ repository: { gitDir, commonDir: commonDirOf(gitDir), worktree: undefined }, place: "module", depth: depth + 1 })
       }
     }
+    // The check made sure git works in this directory (any other core.worktree asks): its gitlinks are relative to it.
     if (repository.worktree === undefined) continue
-    if (entered.has(repository.worktree)) continue
-    entered.add(repository.worktree)
     const paths = nestedPaths(repository, repository.worktree, files)
     if (typeof paths === "string") return paths
     examined += paths.length

@@ -4,8 +4,8 @@
  * touches. find -exec and fd -x run their command through the analyzer.
  */
 import * as path from "node:path"
-import type { Arg, Handler } from "../types.ts"
-import { NO_STDIN, Parsed, type Spec, literal, onlyVersionOrHelp, parse, readAll, withPlaceholders, words, writeAll } from "../args.ts"
+import type { Analyzer, Arg, Handler } from "../types.ts"
+import { NO_STDIN, Parsed, type Spec, literal, mayBeOptionAtRunTime, onlyVersionOrHelp, parse, readAll, withPlaceholders, words, writeAll } from "../args.ts"
 
 /** Commands that read the files named by their operands, with the options that take a value. */
 export const READ_FILES: Record<string, Spec> = {
@@ -153,6 +153,9 @@ export const fdFind: Handler = (a, call) => {
 `)
   })
   const roots = [...parsed.operands.slice(1), ...parsed.values("--search-path")]
+  // fd prefixes the paths it passes to -x/-X with ./ so that none reads as an option, unless told not to.
+  const stripped = own.some((arg) => arg.value !== undefined && arg.value.startsWith("--strip-cwd-prefix") && arg.value !== "--strip-cwd-prefix=never")
+  if (execAt !== -1 && stripped) a.raise("medium", "execute", "fd --strip-cwd-prefix passes the command it runs file names that may start with - (options)")
   a.inDir(parsed.value("--base-directory"), () => {
     readAll(a, roots)
     if (execAt !== -1) {
@@ -173,6 +176,9 @@ const FIND_VALUE_TESTS = new Set(words(`
 
 export const find: Handler = (a, call) => {
   const args = call.args
+  // A starting point or test value that expands to `-delete` or `-exec…` is an action.
+  for (const arg of args) a.optionGlob(arg, "find", () => false)
+  if (args.some(mayBeOptionAtRunTime)) a.raise("medium", "execute", "passes find an argument only known at run time, which may be an action (-delete, -exec)")
   let i = 0
   while (i < args.length && ["-H", "-L", "-P"].includes(args[i]?.value ?? "")) i++
   if (["-D", "-O"].includes(args[i]?.value ?? "")) i += 2
@@ -192,7 +198,10 @@ export const find: Handler = (a, call) => {
       const start = i + 1
       let end = start
       while (end < args.length && !(args[end]?.value === ";" || (args[end]?.value === "+" && args[end - 1]?.value === "{}"))) end++
-      a.invoke(withPlaceholders(args.slice(start, end), root, "{}"), `${call.keyPrefix}find -exec `, NO_STDIN(call.io))
+      const run = (): void => a.invoke(withPlaceholders(args.slice(start, end), root, "{}"), `${call.keyPrefix}find -exec `, NO_STDIN(call.io))
+      // -execdir and -okdir run the command in each found file's directory.
+      if (value === "-execdir" || value === "-okdir") a.inRuntimeDir(run)
+      else run()
       i = end
     } else if (value === "-delete") {
       for (const each of roots) a.write(underRoot(each), "force-delete")
@@ -262,8 +271,18 @@ export const sort: Handler = (a, call) => {
 
 export const uniq: Handler = (a, call) => {
   const parsed = parse(call.args, { short: "fsw", long: ["skip-fields", "skip-chars", "check-chars", "group", "all-repeated"] })
-  a.read(parsed.operands[0])
-  a.write(parsed.operands[1])
+  inputThenOutput(a, parsed.operands)
+}
+
+/**
+ * `uniq IN OUT`, `xxd IN OUT`: the second operand is written. A glob given alone may expand to two
+ * names (`uniq *`), the second of which is then written.
+ */
+const inputThenOutput = (a: Analyzer, operands: ReadonlyArray<Arg>): void => {
+  const [input, output] = operands
+  a.read(input)
+  if (output !== undefined) a.write(output)
+  else if (input !== undefined && (input.glob || input.candidates?.some((candidate) => candidate.glob) === true)) a.write(input, "plain", "a glob given alone may expand to an input and an output file")
 }
 
 export const xxd: Handler = (a, call) => {
@@ -278,8 +297,7 @@ export const xxd: Handler = (a, call) => {
     }
     operands.push(arg)
   }
-  a.read(operands[0])
-  a.write(operands[1])
+  inputThenOutput(a, operands)
 }
 
 export const tree: Handler = (a, call) => {

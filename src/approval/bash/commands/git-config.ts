@@ -6,10 +6,11 @@ import { literal, parse } from "../args.ts"
 /** Settings that change only output, identity and the like: `git -c` with one of them stays a read. */
 export const SAFE_GIT_CONFIG = /^(color\.|advice\.|log\.|format\.pretty|column\.|status\.|init\.defaultbranch|core\.quotepath|core\.autocrlf|core\.safecrlf|user\.name|user\.email|safe\.directory|commit\.gpgsign|tag\.gpgsign|pull\.rebase|pull\.ff|merge\.ff|diff\.noprefix|diff\.renames|diff\.algorithm|push\.default|fetch\.prune|rebase\.autostash|rerere\.enabled|i18n\.|gc\.auto|protocol\.version|http\.postbuffer|core\.abbrev|pager\.[a-z-]+=(false|true|0|1)?$)/i
 export const DANGEROUS_GIT_KEY =
-  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|worktree)|alias\.|sequence\.editor|diff\.external|credential\.|gpg\.|include\.|includeif\.|uploadpack\.|receive\.|http\..*proxy|url\.|remote\..*\.(uploadpack|receivepack)|.*\.(command|cmd|helper|program|driver|textconv|clean|smudge|process|tool|path))/i
+  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|worktree)|alias\.|sequence\.editor|diff\.external|credential\.|gpg\.|include\.|includeif\.|uploadpack\.|receive\.|http\..*proxy|url\.|remote\..*\.(uploadpack|receivepack)|man\.viewer|help\.|web\.browser|instaweb\.|protocol\.(.+\.)?allow|imap\.tunnel|lfs\.(extension|customtransfer|standalonetransferagent)|.*\.(command|cmd|helper|program|driver|textconv|clean|smudge|process|tool|path))/i
 
 /** Settings whose value is a shell command git runs: classify that command too. */
-const GIT_COMMAND_KEY = /^(core\.(pager|editor|sshcommand|fsmonitor)|sequence\.editor|diff\.external|pager\.[^.]+|gpg\.program|.*\.(textconv|clean|smudge|process|cmd|command|helper))$/i
+const GIT_COMMAND_KEY =
+  /^(core\.(pager|editor|sshcommand|fsmonitor|askpass|gitproxy|alternaterefscommand)|sequence\.editor|diff\.external|pager\.[^.]+|gpg\.program|gpg\.ssh\.defaultkeycommand|uploadpack\.packobjectshook|interactive\.difffilter|imap\.tunnel|remote\..+\.(uploadpack|receivepack)|.*\.(textconv|clean|smudge|process|cmd|command|helper))$/i
 
 export const gitCommandSetting = (a: Analyzer, call: Call, key: string, value: string | undefined): void => {
   if (value === undefined) return

@@ -110,7 +110,8 @@ const submodule: GitRule = ({ a, call, rest, values, operands, changes }) => {
   if (action === "foreach") {
     const text = rest.slice(values.indexOf("foreach") + 1)
     if (text.some((arg) => arg.value === undefined)) a.raise("high", "execute", "runs a command only known at run time")
-    else a.nested(text.map((arg) => arg.value as string).join(" "), call, { delegate: false })
+    // It runs in each submodule's directory.
+    else a.inRuntimeDir(() => a.nested(text.map((arg) => arg.value as string).join(" "), call, { delegate: false }))
     return
   }
   if (["init", "deinit", "absorbgitdirs", "set-url", "set-branch"].includes(action)) return changes("changes submodules")

@@ -3,7 +3,7 @@
  * and a read's options vetted once more. Configuration: git-config.ts.
  */
 import type { Analyzer, Arg, Handler } from "../types.ts"
-import { literal } from "../args.ts"
+import { literal, mayBeOptionAtRunTime } from "../args.ts"
 import { gitCommandSetting, SAFE_GIT_CONFIG } from "./git-config.ts"
 import { gitSubcommand } from "./git-subcommands.ts"
 
@@ -18,13 +18,32 @@ const GIT_GLOBAL_FLAGS = new Set(["-C", "-c", "--no-pager", "-P", "--paginate", 
 const GIT_UNSAFE_OPTION =
   /^(-O|--?(output|ext-diff|textconv|open-files-in-pager|exec|upload-pack|receive-pack|contents|no-index|filters|batch-command|run|tool|extcmd|config-env|lost-found|write-tree|write|show-superproject-working-tree)(=|$))/
 
+/**
+ * `--submodule=diff` shows a gitlink's change as a diff run in the repository now at its path, also
+ * for gitlinks only old commits have, whose repositories the nested-repository check does not visit.
+ */
+const HISTORY_GITLINKS = "--submodule=diff enters the repositories at gitlink paths of old commits, which Crystal does not check"
+
+/**
+ * An argument whose text is only known at run time, or a glob whose matches may start with `-`,
+ * may be any option: `for f in $(git ls-files); do git log -p $f; done` in a repository that
+ * tracks a file named `--output=../.bashrc` writes there.
+ */
+const mayBeAnyOption = (arg: Arg): boolean => {
+  const globFromStart = (value: string, glob: boolean): boolean => glob && /^[*?[]/.test(value)
+  if (arg.value !== undefined) return globFromStart(arg.value, arg.glob)
+  return mayBeOptionAtRunTime(arg) || arg.candidates?.some((each) => globFromStart(each.value, each.glob)) === true
+}
+
 /** The subcommand's options, once its handler judged it read-only: the repository config is checked by the classifier. */
 const vetGitRead = (a: Analyzer, rest: ReadonlyArray<Arg>): void => {
-  for (const arg of rest) {
+  for (const [index, arg] of rest.entries()) {
     const v = arg.value
     if (v === "--") break
+    if (mayBeAnyOption(arg)) a.raise("medium", "execute", "passes git an argument only known at run time, which may be an option that writes or runs a program (put it after --)")
     if (v === undefined) continue
     if (GIT_UNSAFE_OPTION.test(v) && !/^--no-(ext-diff|textconv)$/.test(v)) a.raise("medium", "execute", `git ${v} may run a program or write`)
+    if (v === "--submodule=diff" || (v === "--submodule" && rest[index + 1]?.value === "diff")) a.raise("medium", "execute", HISTORY_GITLINKS)
   }
   a.gitRead()
 }

@@ -3,8 +3,10 @@
  * stays read-only only when its program is listed here and every option it passes is one known
  * not to run code or write. Anything else — an unlisted program, an unknown option, an argument
  * only known at run time where an option could stand — makes the call execute, medium risk, so
- * it asks under the default approval mode. Builtins that evaluate text (`let`, `declare`, `read`,
- * `printf -v`, `test -v`, `mapfile -C`, `compgen`, `hash -p`…) are judged here too.
+ * it asks under the default approval mode. A glob where an option could stand is listed when the
+ * line is classified (bash/option-globs.ts): a file named `--pre=sh` is an option too. Builtins
+ * that evaluate text (`let`, `declare`, `read`, `printf -v`, `test -v`, `unset`, `wait -p`,
+ * `mapfile -C`, `compgen`, `hash -p`…) are judged here too.
  */
 import type { Analyzer, Arg, Call } from "../types.ts"
 import { judgeArithmetic, judgeSubscript, subscriptOf } from "../../../shell/arith.ts"
@@ -131,7 +133,8 @@ const SPECS: Record<string, string> = {
   info: "-kw --apropos= --where --all",
   tput: "-T= -x", stty: "-a -g --all --save size", clear: "-x",
   // Shell builtins that only report or do nothing with effects outside the shell.
-  jobs: "*", unset: "*", umask: "*", ulimit: "*", wait: "*", exit: "*", return: "*", shift: "*", break: "*", continue: "*", dirs: "*", times: "*",
+  // Not jobs -x (runs a command), unset (evaluates subscripts) and wait -p (assigns a name): builtins below.
+  jobs: "-lnprs", umask: "*", ulimit: "*", exit: "*", return: "*", shift: "*", break: "*", continue: "*", dirs: "*", times: "*",
   caller: "*", help: "*", disown: "*", fg: "*", bg: "*", unalias: "*", alias: "*", cd: "-LPe@", chdir: "-LPe@", pushd: "-n", popd: "-n", kill: "-lL --list",
   // Wrappers: their command is judged on its own.
   time: "-pv --portability --verbose @", nice: "-n= --adjustment= @", nohup: "@", stdbuf: "-i= -o= -e= --input= --output= --error= @",
@@ -186,7 +189,10 @@ const refuse = (a: Analyzer, reason: string): void => a.raise("medium", "execute
 /** Applies the allowlist to a call its handler judged read-only. */
 export const vetReadOnlyCall = (a: Analyzer, call: Call): void => {
   const builtin = BUILTINS[call.base]
-  if (builtin !== undefined) return builtin(a, call)
+  if (builtin !== undefined) {
+    builtinGlobs(a, call)
+    return builtin(a, call)
+  }
   if (SELF_VETTED.has(call.base)) return
   const subcommands = SUBCOMMANDS[call.base]
   const sub = call.args[0]?.value
@@ -194,7 +200,7 @@ export const vetReadOnlyCall = (a: Analyzer, call: Call): void => {
     const key = `${call.base} ${sub}`
     let subSpec = SPEC_CACHE.get(key)
     if (subSpec === undefined) SPEC_CACHE.set(key, (subSpec = spec(subcommands[sub] ?? "")))
-    const problem = optionProblem(subSpec, call.args.slice(1))
+    const problem = vetOptions(a, subSpec, call.base, call.args.slice(1))
     if (problem !== undefined) refuse(a, `${call.base} ${sub}: ${problem}`)
     return
   }
@@ -204,14 +210,45 @@ export const vetReadOnlyCall = (a: Analyzer, call: Call): void => {
     if (call.args.length === 0 || !call.args.every((arg) => VERSION_WORDS.has(arg.value ?? ""))) refuse(a, `${call.base} is read-only only for --version or --help`)
     return
   }
-  const problem = optionProblem(found, call.args)
+  const problem = vetOptions(a, found, call.base, call.args)
   if (problem !== undefined) refuse(a, `${call.base}: ${problem}`)
 }
 
-/** The first argument the spec does not allow, described; undefined when all pass. */
-export const optionProblem = (found: OptionSpec, args: ReadonlyArray<Arg>): string | undefined => {
+/** What one option word does: allowed alone, allowed taking the next word as its value, ends the options, or a problem. */
+type OptionVerdict = "flag" | "takes-next" | "stops" | { readonly problem: string }
+
+/** Judges `v`, a word starting with `-` other than `-` and `--`, against the spec. */
+const judgeOption = (found: OptionSpec, v: string): OptionVerdict => {
+  if (found.any) return "flag"
+  if (found.numeric && /^-[0-9]+[a-z]?$/.test(v)) return "flag"
+  if (v.startsWith("--")) {
+    const eq = v.indexOf("=")
+    const name = v.slice(2, eq < 0 ? undefined : eq)
+    if (found.stops.has(`--${name}`)) return "stops"
+    if (found.longValued.has(name)) return eq < 0 && !found.long.has(name) ? "takes-next" : "flag"
+    if (found.long.has(name) && eq < 0) return "flag"
+    return { problem: `the option --${name} is not known to be read-only` }
+  }
+  if (found.stops.has(v.slice(0, 2))) return "stops"
+  for (let j = 1; j < v.length; j++) {
+    const letter = v[j] as string
+    if (found.valued.includes(letter)) return j === v.length - 1 ? "takes-next" : "flag"
+    if (!found.flags.includes(letter)) return { problem: `the option -${letter} is not known to be read-only` }
+  }
+  return "flag"
+}
+
+/** A word bash may expand into several, some of which may start with `-`: a glob, or a loop variable holding one. */
+const mayExpand = (arg: Arg): boolean => arg.glob || arg.candidates?.some((candidate) => candidate.glob) === true
+
+/**
+ * The first argument the spec does not allow, described; undefined when all pass. `onGlob` hears
+ * of every glob standing where the program still reads options.
+ */
+export const optionProblem = (found: OptionSpec, args: ReadonlyArray<Arg>, onGlob?: (arg: Arg) => void): string | undefined => {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as Arg
+    if (onGlob !== undefined && mayExpand(arg)) onGlob(arg)
     const values = arg.value !== undefined ? [arg.value] : arg.candidates?.map((candidate) => candidate.value)
     if (values === undefined) {
       if (found.any || found.wrapper) continue
@@ -225,31 +262,42 @@ export const optionProblem = (found: OptionSpec, args: ReadonlyArray<Arg>): stri
         if (found.wrapper) return undefined
         continue
       }
-      if (found.any) continue
-      if (found.numeric && /^-[0-9]+[a-z]?$/.test(v)) continue
-      if (v.startsWith("--")) {
-        const eq = v.indexOf("=")
-        const name = v.slice(2, eq < 0 ? undefined : eq)
-        if (found.stops.has(`--${name}`)) return undefined
-        if (found.longValued.has(name)) {
-          if (eq < 0 && !found.long.has(name)) i++
-          continue
-        }
-        if (found.long.has(name) && eq < 0) continue
-        return `the option --${name} is not known to be read-only`
-      }
-      if (found.stops.has(v.slice(0, 2))) return undefined
-      for (let j = 1; j < v.length; j++) {
-        const letter = v[j] as string
-        if (found.valued.includes(letter)) {
-          if (j === v.length - 1) i++
-          break
-        }
-        if (!found.flags.includes(letter)) return `the option -${letter} is not known to be read-only`
+      const verdict = judgeOption(found, v)
+      if (verdict === "stops") return undefined
+      if (typeof verdict === "object") return verdict.problem
+      if (verdict === "takes-next") {
+        const value = args[++i]
+        if (onGlob !== undefined && value !== undefined && mayExpand(value)) onGlob(value)
       }
     }
   }
   return undefined
+}
+
+/**
+ * A name a glob expands to, standing where the program reads options: harmless when the spec
+ * allows it as an option on its own (not one that takes the next word, which may be any match, nor
+ * one that ends the options to run a command), or as an operand.
+ */
+const harmlessMatch =
+  (found: OptionSpec) =>
+  (name: string): boolean => {
+    if (name.startsWith("+")) return !found.noPlus
+    if (name === "-" || name === "--") return true
+    return judgeOption(found, name) === "flag"
+  }
+
+/**
+ * Programs none of whose options (listed or not) runs a program or writes, per their GNU and BSD
+ * manuals: a file name read as one of their options is harmless (`du -sh *`). Programs whose spec
+ * is `*` are such programs too.
+ */
+const OPTIONS_NEVER_RUN_OR_WRITE = new Set(["du", "stat", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum"])
+
+/** Asks the analyzer to list the globs where the program reads options (unless every option is harmless). */
+const vetOptions = (a: Analyzer, found: OptionSpec, program: string, args: ReadonlyArray<Arg>): string | undefined => {
+  const harmless = found.any || OPTIONS_NEVER_RUN_OR_WRITE.has(program)
+  return optionProblem(found, args, harmless ? undefined : (arg) => a.optionGlob(arg, program, harmlessMatch(found)))
 }
 
 // ---------------------------------------------------------------- builtins that evaluate text
@@ -269,9 +317,27 @@ const assignsName = (a: Analyzer, arg: Arg | undefined, exported: boolean): void
   a.taint(name)
 }
 
+/**
+ * Globs a builtin may read as options: bash's builtins read options up to their first operand
+ * (`printf *` with a file named `-vPATH` sets PATH); test and `[` read every word as a possible
+ * operator, of which `-v` evaluates its operand's subscript.
+ */
+const builtinGlobs = (a: Analyzer, call: Call): void => {
+  if (call.base === "test" || call.base === "[") {
+    for (const arg of call.args) if (mayExpand(arg)) a.optionGlob(arg, call.base, (name) => name !== "-v")
+    return
+  }
+  for (const arg of call.args) {
+    if (arg.value === "--") return
+    if (mayExpand(arg)) a.optionGlob(arg, call.base, () => false)
+    if (arg.value === undefined || !/^[-+]/.test(arg.value)) return
+  }
+}
+
 const letBuiltin: Vet = (a, call) => {
   for (const arg of call.args) {
-    if (arg.value === undefined) refuse(a, "evaluates arithmetic only known at run time")
+    if (mayExpand(arg)) refuse(a, `evaluates the file names ${arg.raw} matches as arithmetic`)
+    else if (arg.value === undefined) refuse(a, "evaluates arithmetic only known at run time")
     else a.arithmetic(judgeArithmetic(arg.value))
   }
 }
@@ -361,6 +427,7 @@ const testBuiltin: Vet = (a, call) => {
     const operand = call.args[index + 1]
     if (operand === undefined) return
     if (operand.value === undefined) return refuse(a, "tests a variable whose name is only known at run time")
+    if (mayExpand(operand)) return refuse(a, `tests the variables named by the files ${operand.raw} matches, whose subscripts bash evaluates`)
     const subscript = subscriptOf(operand.value)
     if (subscript !== undefined) a.arithmetic(judgeSubscript(subscript))
   })
@@ -405,6 +472,31 @@ const shoptBuiltin: Vet = (a, call) => {
 
 const getoptsBuiltin: Vet = (a, call) => assignsName(a, call.args[1], false)
 
+/** `unset 'GROUPS[$(cmd)]'` evaluates the subscript of an array bash or the line made, running `cmd`. */
+const unsetBuiltin: Vet = (a, call) => {
+  for (const arg of call.args) {
+    if (mayExpand(arg)) refuse(a, `unsets the names ${arg.raw} matches, whose subscripts bash evaluates`)
+    else if (arg.value === undefined) refuse(a, "unsets a name only known at run time")
+    else {
+      const subscript = subscriptOf(arg.value)
+      if (subscript !== undefined) a.arithmetic(judgeSubscript(subscript))
+    }
+  }
+}
+
+/** `wait -p NAME` assigns NAME (and evaluates its subscript). */
+const waitBuiltin: Vet = (a, call) => {
+  for (let i = 0; i < call.args.length; i++) {
+    const arg = call.args[i] as Arg
+    const v = arg.value
+    if (v === undefined) return refuse(a, "wait's arguments are only known at run time (one may be -p NAME)")
+    if (v === "--" || !v.startsWith("-")) return
+    const p = v.indexOf("p")
+    if (/^-[fn]*p/.test(v)) assignsName(a, p < v.length - 1 ? { ...arg, value: v.slice(p + 1) } : call.args[++i], false)
+    else if (!/^-[fn]+$/.test(v)) refuse(a, `wait: the option ${v} is not known to be read-only`)
+  }
+}
+
 const refuseAll =
   (reason: string): Vet =>
   (a) =>
@@ -428,6 +520,8 @@ const BUILTINS: Record<string, Vet> = {
   set: setBuiltin,
   shopt: shoptBuiltin,
   getopts: getoptsBuiltin,
+  unset: unsetBuiltin,
+  wait: waitBuiltin,
   tput: (a, call) => {
     const problem = optionProblem(spec("-T= -x"), call.args)
     if (problem !== undefined) refuse(a, `tput: ${problem}`)

@@ -4,9 +4,13 @@
  * script the reader cannot follow is one it cannot vouch for.
  */
 import type { Arg, Handler } from "../types.ts"
-import { literal, readAll, writeAll } from "../args.ts"
+import { literal, mayBeOptionAtRunTime, readAll, writeAll } from "../args.ts"
 
 /** sed, including `-i` and the `w`, `W`, `e` and `s///e|w` commands of its script. */
+/** Options a file name may be without harm: not -i (edits in place), -e/-f/-l and --expression (a script or a value from the next word). */
+const harmlessSedOption = (name: string): boolean =>
+  /^-[nErsuz]+$/.test(name) || ["-", "--", "--posix", "--debug", "--sandbox", "--quiet", "--silent", "--regexp-extended", "--separate", "--unbuffered", "--null-data"].includes(name)
+
 export const sed: Handler = (a, call) => {
   const args = call.args
   const scripts: Array<Arg> = []
@@ -18,6 +22,8 @@ export const sed: Handler = (a, call) => {
     const arg = args[i] as Arg
     const v = arg.value
     if (done || v === undefined || v === "-" || !v.startsWith("-")) {
+      if (!done) a.optionGlob(arg, "sed", harmlessSedOption)
+      if (!done && mayBeOptionAtRunTime(arg)) a.raise("medium", "execute", "passes sed an argument only known at run time, which may be an option (-i edits files in place); put it after --")
       if (scripts.length === 0 && !scriptFile) scripts.push(arg)
       else files.push(arg)
       continue

@@ -59,7 +59,10 @@ const evaluationTemplates = [
   "compgen -W '{P}' a",
   "getopts a 'a[{P}]'",
   "printf -v x '%s' '{P}'; echo ${x@P}",
-  "mapfile -t 'a[{P}]' < notes.md"
+  "mapfile -t 'a[{P}]' < notes.md",
+  "unset 'GROUPS[{P}]'",
+  "a=(1 2); unset 'a[{P}]'",
+  "sleep 0 & wait -n -p 'a[{P}]'"
 ]
 
 const evaluationPlain = [
@@ -177,6 +180,7 @@ const exportedAlready = [
 
 /** Options of otherwise read-only programs that run a program, write a file, or read where they should not. */
 const options = [
+  "jobs -x touch /tmp/crystal-pwn",
   "rg --pre=sh foo",
   "rg --pre sh foo",
   "rg --pre-glob '*' --pre ./run.sh foo",
@@ -408,13 +412,26 @@ export const hostileRepos: ReadonlyArray<readonly [string, string]> = [
   ["worktree", "[core]\n\tworktree = /\n"],
   ["alias", "[alias]\n\tst = !touch /tmp/crystal-pwn\n"],
   ["mixedcase", "[Core]\n\tFsMonitor = ./run.sh\n"],
-  ["oneline", "[core] pager = ./run.sh\n"]
+  ["oneline", "[core] pager = ./run.sh\n"],
+  ["manviewer", '[man]\n\tviewer = evil\n[man "evil"]\n\tcmd = ./run.sh\n'],
+  ["webbrowser", '[help]\n\tformat = web\n[web]\n\tbrowser = evil\n[browser "evil"]\n\tcmd = ./run.sh\n'],
+  ["promisor", '[remote "origin"]\n\turl = ../origin\n\tpromisor = true\n\tuploadpack = ./run.sh\n'],
+  ["diffsubmodule", "[diff]\n\tsubmodule = diff\n"],
+  ["extprotocol", '[remote "origin"]\n\turl = ext::sh -c ./run.sh\n\tpromisor = true\n[protocol "ext"]\n\tallow = always\n']
 ]
 
 /** Repositories with an active hook (`git status` writes the index, which runs post-index-change). */
 export const hookedRepos = ["hook-index", "hook-checkout"]
 
-const gitReads = (dir: string): ReadonlyArray<string> => [`git -C ${dir} status`, `git -C ${dir} diff`, `git -C ${dir} log -p`, `cd ${dir} && git status`, `cd ${dir} && git show`]
+const gitReads = (dir: string): ReadonlyArray<string> => [
+  `git -C ${dir} status`,
+  `git -C ${dir} diff`,
+  `git -C ${dir} log -p`,
+  `cd ${dir} && git status`,
+  `cd ${dir} && git show`,
+  `git -C ${dir} help status`,
+  `cd ${dir} && git log --help`
+]
 
 /**
  * Repositories git enters from the one it runs in (issue 23): vendor/super's submodule `sub` sets
@@ -435,10 +452,31 @@ const nestedRepoReads = [
   "cd vendor/bare.git/refs && git log -p"
 ]
 
+/** git in a directory given as a glob or only known at run time (review F5): any of vendor/'s hostile repositories. */
+const runtimeDirReads = [
+  "find vendor -name config -execdir git status \\;",
+  "find vendor -name config -okdir git status \\;",
+  "find vendor -mindepth 1 -maxdepth 1 -exec git -C {} status \\;",
+  "find vendor -maxdepth 1 -exec sh -c 'cd \"$1\" && git status' _ {} \\;",
+  "git -C vendor/fsmon* status",
+  "cd vendor/* && git status",
+  "cd vendor/fsmonit?r && git log -p",
+  "pushd vendor/* && git status",
+  'for d in vendor/*/; do git -C "$d" status; done',
+  'for d in */*/; do (cd "$d" && git status); done',
+  "d='vendor/*'; cd $d && git status",
+  "git -C vendor/super submodule foreach 'cd ../../fsmonitor && git status'"
+]
+
+/** A git read given an argument only known at run time: a tracked file named `--output=../.bashrc` is an option (found while fixing F7). */
+const runtimeArgReads = ["for f in $(git ls-files); do git log -p $f; done", "git ls-files | xargs git log -1", "git log -1 *", "git diff $(cat notes.md)"]
+
 const gitConfig = [
   ...[...hostileRepos.map(([name]) => name), ...hookedRepos].flatMap((name) => gitReads(`vendor/${name}`)),
   ...gitReads("vendor/linked"),
   ...nestedRepoReads,
+  ...runtimeDirReads,
+  ...runtimeArgReads,
   "git -C $(cat notes.md) status",
   "cd \"$dir\" && git log"
 ]
