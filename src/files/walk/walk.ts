@@ -293,15 +293,19 @@ export class WalkDir {
     return result
   }
 
-  /** `entries()` with synchronous system calls: no promise per directory, for a walk that blocks anyway. */
-  entriesSync(): ReadonlyArray<WalkEntry> {
-    this.checkAborted()
-    let dirents: Array<Dirent>
+  /** This directory's entries; none when it cannot be read (gone, or no permission). */
+  private direntsSync(): Array<Dirent> {
     try {
-      dirents = fsSync.readdirSync(this.path, { withFileTypes: true })
+      return fsSync.readdirSync(this.path, { withFileTypes: true })
     } catch {
       return []
     }
+  }
+
+  /** `entries()` with synchronous system calls: no promise per directory, for a walk that blocks anyway. */
+  entriesSync(): ReadonlyArray<WalkEntry> {
+    this.checkAborted()
+    const dirents = this.direntsSync()
     const texts = this.ignoreTexts(dirents)
     const prefix = path.join(this.path, "_").slice(0, -1)
     const unknown = new Map<string, EntryKind | undefined>()
@@ -315,12 +319,7 @@ export class WalkDir {
    */
   subdirectoriesSync(): ReadonlyArray<WalkDir> {
     this.checkAborted()
-    let dirents: Array<Dirent>
-    try {
-      dirents = fsSync.readdirSync(this.path, { withFileTypes: true })
-    } catch {
-      return []
-    }
+    const dirents = this.direntsSync()
     this.enter(this.ignoreTexts(dirents))
     const prefix = path.join(this.path, "_").slice(0, -1)
     const result: Array<WalkDir> = []
