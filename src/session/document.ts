@@ -53,6 +53,9 @@ export const addUsage = (total: Usage, more: Usage): Usage => ({
   ...(total.cachedInputTokens !== undefined || more.cachedInputTokens !== undefined
     ? { cachedInputTokens: (total.cachedInputTokens ?? 0) + (more.cachedInputTokens ?? 0) }
     : {}),
+  ...(total.cacheWriteTokens !== undefined || more.cacheWriteTokens !== undefined
+    ? { cacheWriteTokens: (total.cacheWriteTokens ?? 0) + (more.cacheWriteTokens ?? 0) }
+    : {}),
   ...(total.reasoningTokens !== undefined || more.reasoningTokens !== undefined
     ? { reasoningTokens: (total.reasoningTokens ?? 0) + (more.reasoningTokens ?? 0) }
     : {})
