@@ -103,7 +103,8 @@ const rendered = (tokens: ReadonlyArray<string>, redraws: "token" | "frame"): nu
   )
   const started = performance.now()
   for (const token of tokens) Effect.runSync(view.textDelta(token))
-  Effect.runSync(view.finished({ sessionId: "bench", usage: { inputTokens: 0, outputTokens: 0 } }))
+  const usage = { inputTokens: 0, outputTokens: 0 }
+  Effect.runSync(view.finished({ sessionId: "bench", usage, usd: undefined, session: { usage, usd: undefined, unpriced: [], unattributed: false } }))
   return performance.now() - started
 }
 

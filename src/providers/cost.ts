@@ -3,7 +3,7 @@
  * model. Any usage without a price (an unpriced model, or totals saved before usage was kept by
  * model) makes the cost unknown: tokens are shown alone, never a partial sum that looks complete.
  */
-import { addUsage, emptyUsage } from "../session/document.ts"
+import { addUsage, emptyUsage, type SessionDocument } from "../session/document.ts"
 import type { Usage } from "../session/items.ts"
 import type { Price, PriceLookup } from "./pricing.ts"
 
@@ -69,10 +69,16 @@ export const tokensText = (usage: Usage): string => {
   return `${input}, ${output}`
 }
 
-/** Tokens, then the cost or why there is none. */
-export const costedText = (costed: CostedUsage): string => {
-  const tokens = tokensText(costed.usage)
-  if (costed.usd !== undefined) return `${tokens} · ${formatUsd(costed.usd)}`
-  if (costed.unpriced.length > 0) return `${tokens} · cost unknown (no price for ${costed.unpriced.join(", ")}; set "pricing" in config.json)`
-  return `${tokens} · cost unknown (some usage was saved before Crystal kept it by model)`
+/** The cost, or why there is none. */
+export const costText = (costed: CostedUsage): string => {
+  if (costed.usd !== undefined) return formatUsd(costed.usd)
+  if (costed.unpriced.length > 0) return `unknown (no price for ${costed.unpriced.join(", ")}; set "pricing" in config.json)`
+  return "unknown (some usage was saved before Crystal kept it by model)"
 }
+
+/** Tokens, then the cost or why there is none. */
+export const costedText = (costed: CostedUsage): string => `${tokensText(costed.usage)} · cost ${costText(costed)}`
+
+/** A session's whole usage priced (older sessions have totals only: their cost is unknown). */
+export const sessionCost = (doc: Pick<SessionDocument, "usage" | "usageByModel">, prices: PriceLookup): CostedUsage =>
+  costUsage(doc.usageByModel ?? {}, prices, doc.usage)

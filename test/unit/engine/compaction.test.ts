@@ -298,7 +298,7 @@ describe("/compact and /side", () => {
     expect(saved.items.map((item) => item._tag)).toEqual(["user", "assistant"])
   })
 
-  it("/side QUESTION answers from the current context and keeps nothing", async () => {
+  it("/side QUESTION answers from the current context and keeps nothing but what it cost", async () => {
     const { fake, prepared, run } = await openSession({})
     fake.script([{ text: "an answer" }, { text: "the side answer", usage: { inputTokens: 50, outputTokens: 5 } }])
     const exit = await run((session) =>
@@ -307,7 +307,10 @@ describe("/compact and /side", () => {
         const before = yield* Effect.flatMap(Conversation, (conversation) => conversation.document)
         const answer = yield* session.controls.side("what did I ask?")
         const after = yield* Effect.flatMap(Conversation, (conversation) => conversation.document)
-        expect(after).toEqual(before)
+        expect({ ...after, usage: before.usage, usageByModel: before.usageByModel }).toEqual(before)
+        // It cost money: the session's usage counts it, under the model that answered.
+        expect(after.usage.inputTokens - before.usage.inputTokens).toBe(50)
+        expect(after.usageByModel?.["fake/small"]?.outputTokens).toBe((before.usageByModel?.["fake/small"]?.outputTokens ?? 0) + 5)
         return answer
       })
     )
