@@ -19,6 +19,7 @@ import type { RecentWorkspace } from "../session/workspaces.ts"
 import { MarkdownStream } from "./markdown.ts"
 import { toolsCommand } from "./tools-command.ts"
 import { mcpCommand } from "./mcp-view.ts"
+import { usageCommand } from "./usage-command.ts"
 import type { McpServersShape } from "../mcp/mcp-servers.ts"
 import type { Palette } from "../terminal/colors.ts"
 
@@ -356,6 +357,7 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
         })
       )
   },
+  { name: "usage", description: "tokens and cost of the session and of the last turn", run: usageCommand },
   { name: "exit", aliases: ["quit"], description: "leave (the session is saved)", run: (_args, context) => context.exit }
 ]
 

@@ -8,6 +8,7 @@ import type * as Scope from "effect/Scope"
 import type { Session } from "../../../layers/session.ts"
 import type { SessionHostShape } from "../../../layers/session-host.ts"
 import { Conversation } from "../../engine/conversation.ts"
+import { sessionCost } from "../../providers/cost.ts"
 import { Renderer } from "../../engine/renderer.ts"
 import { runTurn, type TurnSettings, type UserInput } from "../../engine/turn.ts"
 import { planInstruction } from "../../plans/instruction.ts"
@@ -75,12 +76,14 @@ export const promptTurn = (host: Host, view: TurnView, titles: Scope.Scope, inpu
   )
 }
 
-/** Mode, approval, model, prompt set, context use and background tasks, as the session has them now. */
+/** Mode, approval, model, prompt set, context use, session cost and background tasks, as the session has them now. */
 export const readStatus = (host: Host): Effect.Effect<StatusInfo> => {
   const { session, prepared } = host.current()
   return Effect.gen(function* () {
     const doc = yield* (yield* Conversation).document
-    const entry = (yield* Providers).current().entry
+    const providers = yield* Providers
+    const entry = providers.current().entry
+    const spent = sessionCost(doc, providers.price)
     const lastUsage = [...doc.items].reverse().find((item) => item._tag === "assistant" && item.usage !== undefined)
     const usage = lastUsage?._tag === "assistant" ? lastUsage.usage : undefined
     return {
@@ -90,6 +93,7 @@ export const readStatus = (host: Host): Effect.Effect<StatusInfo> => {
       promptSet: selectPromptSet(prepared.paths.home, prepared.prompts.promptSet).name,
       contextUsed: usage === undefined ? 0 : usage.inputTokens + usage.outputTokens,
       contextWindow: entry.capabilities.contextWindow,
+      sessionTokens: { input: spent.usage.inputTokens, output: spent.usage.outputTokens, usd: spent.usd },
       runningTasks: yield* session.runningTasks
     }
   }).pipe(Effect.provide(session.services))
