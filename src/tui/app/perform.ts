@@ -113,7 +113,7 @@ export const makeApp = (parts: AppParts): App => {
           Effect.map((secrets) => void appendHistory(effect.file, effect.workspace, redactText(secrets, effect.text)))
         )
       case "StartTurn":
-        return turns.start(promptTurn(host, parts.view, scope, effect.input), afterTurn)
+        return turns.start(promptTurn(host, parts.view, scope, effect.input, refreshStatus), afterTurn)
       case "StartCommandTurn":
         return turns.start(commandWork(effect.command, effect.args).pipe(Effect.onInterrupt(() => say([palette.yellow("⏹ cancelled")]))), afterTurn)
       case "StartCommand":

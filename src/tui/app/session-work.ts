@@ -25,9 +25,10 @@ type Host = Pick<SessionHostShape, "current">
  * Names the session in the background: it never delays the input, and a failure leaves the
  * session untitled. A switch meanwhile closes the session's scope, and with it its background
  * saves, so a title that arrives after one is written here (under the session's lock). It runs in
- * `titles` (the app's scope) for that reason: a switch does not cut it short.
+ * `titles` (the app's scope) for that reason: a switch does not cut it short. `done` runs after it
+ * either way: the title request's cost changes the status line.
  */
-const nameInBackground = (host: Host, running: Session, id: string, titles: Scope.Scope) =>
+const nameInBackground = (host: Host, running: Session, id: string, titles: Scope.Scope, done: Effect.Effect<void>) =>
   running.nameSession().pipe(
     Effect.flatMap((title) => {
       const now = host.current()
@@ -45,6 +46,7 @@ const nameInBackground = (host: Host, running: Session, id: string, titles: Scop
       return saveLateTitle(Context.get(now.session.services, SessionStore), id, title)
     }),
     Effect.ignore,
+    Effect.ensuring(done),
     Effect.forkIn(titles)
   )
 
@@ -62,11 +64,11 @@ const workOnApprovedPlan = (session: Session, settings: TurnSettings) =>
   })
 
 /** A prompt's turn; its failure and its cancellation are told by the view. */
-export const promptTurn = (host: Host, view: TurnView, titles: Scope.Scope, input: UserInput): Effect.Effect<void> => {
+export const promptTurn = (host: Host, view: TurnView, titles: Scope.Scope, input: UserInput, titled: Effect.Effect<void>): Effect.Effect<void> => {
   const { session, prepared } = host.current()
   const settings: TurnSettings = { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }
   return runTurn(input, settings).pipe(
-    Effect.tap((outcome) => (outcome._tag === "Answered" ? nameInBackground(host, session, prepared.document.id, titles) : Effect.void)),
+    Effect.tap((outcome) => (outcome._tag === "Answered" ? nameInBackground(host, session, prepared.document.id, titles, titled) : Effect.void)),
     Effect.tap(() => workOnApprovedPlan(session, settings)),
     // Through the session's renderer, which redacts its secrets: a provider's error can quote a key.
     Effect.catchAll((error) => Effect.flatMap(Renderer, (renderer) => renderer.failed(error.message))),
