@@ -1,5 +1,5 @@
 /** /init's fixed prompt (the TUI's command and `crystal run "/init"`): explore, then write or propose an edit to AGENTS.md. */
-import text from "./init-prompt.md"
+import text from "./init-prompt.md" with { type: "text" }
 
 export const initPrompt: string = text
 
