@@ -61,6 +61,8 @@ export interface SlashCommand {
   readonly description: string
   /** Runs like a turn (spinner, prompts queued meanwhile, Ctrl+C cancels), with this activity line. */
   readonly asTurn?: string
+  /** Its work is a prompt's turn (a file command, /init), which says itself when it is cancelled. */
+  readonly promptTurn?: boolean
   readonly run: (args: string, context: CommandContext) => CommandEffect
 }
 

@@ -9,5 +9,6 @@ export const fileSlashCommand = (command: FileCommand): SlashCommand => ({
   ...(command.usage === undefined ? {} : { usage: command.usage }),
   description: command.description,
   asTurn: `/${command.name}…`,
+  promptTurn: true,
   run: (args, context) => fileCommandInput(command, args, context.controls).pipe(Effect.flatMap(context.turn))
 })

@@ -13,6 +13,7 @@ export const initCommand: SlashCommand = {
   usage: "[NOTES]",
   description: "explore the workspace and write AGENTS.md (or propose an edit to it), with the diff for approval",
   asTurn: "/init: exploring the workspace…",
+  promptTurn: true,
   run: (args, context) =>
     Effect.flatMap(Conversation, (conversation) => conversation.document).pipe(
       Effect.flatMap((doc) =>
