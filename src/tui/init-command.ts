@@ -11,7 +11,7 @@ import { initInstruction } from "../prompts/init-prompt.ts"
 export const initCommand: SlashCommand = {
   name: "init",
   usage: "[NOTES]",
-  description: "explore the workspace and write AGENTS.md (or propose an edit to it), with the diff for approval",
+  description: "explore the workspace, then write AGENTS.md or propose an edit",
   asTurn: "/init: exploring the workspace…",
   promptTurn: true,
   run: (args, context) =>

@@ -52,7 +52,7 @@ describe.runIf(tmuxAvailable())("/init and commands from files in a terminal", (
       titleOr({ text: "unused" })
     ])
     terminal.type("/ini")
-    await terminal.waitFor(/\/init\s+explore the workspace and write AGENTS\.md/)
+    await terminal.waitFor(/\/init\s+explore the workspace, then write AGENTS\.md/)
     terminal.press("Tab")
     terminal.press("Enter")
     const dialog = await terminal.waitFor(/Allow once/)

@@ -66,7 +66,7 @@ describe("commands from files in the app", () => {
     const printed: Array<string> = []
     const context = { print: (lines: ReadonlyArray<string>) => printed.push(...lines), palette: plainPalette, fileCommands: () => list } as unknown as CommandContext
     await Effect.runPromise(findCommand("help", list)!.run("", context).pipe(Effect.provide(Context.empty() as Context.Context<SessionServices>)))
-    expect(printed).toContainEqual(expect.stringMatching(/^ {2}\/init \[NOTES\] +explore the workspace and write AGENTS\.md/))
+    expect(printed).toContainEqual(expect.stringMatching(/^ {2}\/init \[NOTES\] +explore the workspace, then write AGENTS\.md or propose an edit$/))
     expect(printed).toContainEqual(expect.stringMatching(/^ {2}\/git:commit MESSAGE +git:commit description \(home\)$/))
     expect(printed).toContainEqual(expect.stringMatching(/^ {2}\/review ARGUMENTS +review description \(workspace\)$/))
     expect(printed).toContainEqual(expect.stringMatching(/^ {2}\/ws\/\.crystal\/commands\/delegate\.md: "agent" names a subagent/))
