@@ -23,7 +23,7 @@ export const fileCommandInput = (command: FileCommand, args: string, controls: S
       yield* renderer.note(`${command.mode} mode (set by /${command.name}; it stays)`)
     }
     if (command.model !== undefined && before.model !== command.model) {
-      const entry = yield* controls.switchModel(command.model)
+      const entry = yield* controls.switchModel(command.model, `${command.file}: "model"`)
       yield* renderer.note(`model ${entry.ref} (set by /${command.name}; it stays)`)
     }
     const values = yield* (yield* PromptResolver).values(yield* conversation.document)

@@ -79,6 +79,16 @@ describe("commands from files, headless", () => {
     expect(fake.requests).toHaveLength(0)
   })
 
+  it("a command naming a model that does not exist fails in one line, before any request", async () => {
+    const { sandbox, fake } = await setup()
+    await writeTree(path.join(sandbox.workspace, ".crystal", "commands"), { "ghost.md": "---\nmodel: nowhere/missing-model\n---\nHello.\n" })
+    const result = await runCrystal(sandbox, ["run", "/ghost"])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/^crystal: \S+ghost\.md: "model": unknown provider 'nowhere' in 'nowhere\/missing-model' \(known: local, /)
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+    expect(fake.requests).toHaveLength(0)
+  })
+
   it("a text that names no command is the prompt as typed", async () => {
     const { sandbox, fake } = await setup()
     fake.script([{ text: "It maps names." }])
