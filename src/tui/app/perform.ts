@@ -114,8 +114,10 @@ export const makeApp = (parts: AppParts): App => {
         )
       case "StartTurn":
         return turns.start(promptTurn(host, parts.view, scope, effect.input), afterTurn)
-      case "StartCommandTurn":
-        return turns.start(commandWork(effect.command, effect.args).pipe(Effect.onInterrupt(() => say([palette.yellow("⏹ cancelled")]))), afterTurn)
+      case "StartCommandTurn": {
+        const work = commandWork(effect.command, effect.args)
+        return turns.start(effect.command.promptTurn === true ? work : work.pipe(Effect.onInterrupt(() => say([palette.yellow("⏹ cancelled")]))), afterTurn)
+      }
       case "StartCommand":
         // Detached, as a command always was: leaving never cuts one short halfway through a switch.
         return commandWork(effect.command, effect.args).pipe(
