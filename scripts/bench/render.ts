@@ -30,6 +30,7 @@ import { statusLine } from "../../src/tui/status-line.ts"
 import type { Terminal } from "../../src/tui/terminal.ts"
 import { makeTurnView } from "../../src/tui/turn-view.ts"
 import { flag, median, ms, ratio } from "./measure.ts"
+import { emptyCommandList } from "../../src/prompts/command-files.ts"
 
 const runs = flag("--runs", 9)
 const tokenCount = flag("--tokens", 20_000)
@@ -159,7 +160,7 @@ console.log(`  median ${(median(keyTimes) * 1000).toFixed(1)} µs, p99 ${((sorte
 const throughTheApp = Effect.scoped(
   Effect.gen(function* () {
     const inbox = yield* Queue.unbounded<AppInput>()
-    const store = makeStore(initialState({ workspace: process.cwd(), historyPath: "/dev/null", history: makeHistory([]), files: () => [] }, statusInfo))
+    const store = makeStore(initialState({ workspace: process.cwd(), historyPath: "/dev/null", history: makeHistory([]), files: () => [], commands: emptyCommandList }, statusInfo))
     const imageInput = yield* makeImageInput(inbox)
     const live = makeLiveRegion(fakeTerminal, palette, store.get, imageInput.status)
     // Typing only edits: no event of it asks for an effect (makeApp's handle would run them).

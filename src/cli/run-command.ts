@@ -13,6 +13,7 @@ import { Redactor } from "../secrets/redactor.ts"
 import type { OutputFormat, SessionFlags } from "./flags.ts"
 import { prepareSession } from "../../layers/prepare.ts"
 import { isTerminal, readStdin } from "./prompt-input.ts"
+import { headlessPrompt } from "./run-slash-command.ts"
 import { jsonRenderer } from "./render/json.ts"
 import { colorWanted, loadPalette } from "../terminal/colors.ts"
 import { makeTextRenderer } from "./render/text.ts"
@@ -116,7 +117,8 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
         // It becomes the session's plan, which the plan tool then marks step by step.
         yield* session.plan.write(handed).pipe(Effect.mapError((error) => new ConfigError({ message: `--plan: ${error.message}` })))
       }
-      const instruction = handed === undefined ? text : planInstruction({ path: session.plan.path, text: handed }, text)
+      const typed = handed === undefined ? yield* headlessPrompt(text, prepared, session) : text
+      const instruction = handed === undefined ? typed : planInstruction({ path: session.plan.path, text: handed }, text)
       const input = yield* withImages(instruction, flags.image).pipe(Effect.provide(session.services))
       const outcome = yield* runTurn(input, { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }).pipe(
         Effect.provide(session.services),
