@@ -133,6 +133,25 @@ describe("usage and cost", () => {
     expect(second["session_usage"]).toEqual({ input_tokens: 4_000, output_tokens: 500, cached_input_tokens: 0, reasoning_tokens: 0 })
   })
 
+  it("counts the reviewer's request in the session's usage, not in the turn's", async () => {
+    const sandbox = await makeSandbox()
+    const fake = await fakeLlm()
+    await writeConfig(sandbox, fake, "openai-chat", chatURL, { "fake/test-model": { input: 1, output: 2 } })
+    fake.script([
+      { toolCalls: [{ name: "bash", arguments: { command: "touch made.txt" } }], usage: { inputTokens: 100, outputTokens: 10 } },
+      { text: JSON.stringify({ risk_level: "low", user_authorization: "high", reason: "asked for" }), usage: { inputTokens: 1_000, outputTokens: 20 } },
+      { text: "made", usage: { inputTokens: 200, outputTokens: 5 } }
+    ])
+    const result = await runCrystal(sandbox, ["run", "--format", "json", "--approval", "review", "create made.txt"], { env })
+    expect(result.code).toBe(0)
+    expect(fake.requests).toHaveLength(3)
+    const done = doneOf(result.stdout)
+    expect(done["usage"]).toMatchObject({ input_tokens: 300, output_tokens: 15 })
+    expect(done["cost_usd"]).toBeCloseTo(0.00033, 12)
+    expect(done["session_usage"]).toMatchObject({ input_tokens: 1_300, output_tokens: 35 })
+    expect((done["session_usage"] as Record<string, unknown>)["cost_usd"]).toBeCloseTo(0.00137, 12)
+  })
+
   it("refuses a bad price in one line naming the field", async () => {
     const sandbox = await makeSandbox()
     const fake = await fakeLlm()
