@@ -75,7 +75,7 @@ const fakeTerminal: Terminal = {
 }
 
 const palette = await loadPalette(true)
-const statusInfo = { mode: "work", approval: "default", model: "local/test-model", promptSet: "default", contextUsed: 12_345, contextWindow: 200_000, runningTasks: 0 }
+const statusInfo = { mode: "work", approval: "default", model: "local/test-model", promptSet: "default", contextUsed: 12_345, contextWindow: 200_000, sessionTokens: { input: 0, output: 0, usd: undefined }, runningTasks: 0 }
 const status = statusLine(statusInfo, 79)
 
 /** "token": the live region is redrawn after every token; "frame": at most once per 16 ms, as the app schedules it. */
@@ -104,7 +104,8 @@ const rendered = (tokens: ReadonlyArray<string>, redraws: "token" | "frame"): nu
   )
   const started = performance.now()
   for (const token of tokens) Effect.runSync(view.textDelta(token))
-  Effect.runSync(view.finished({ sessionId: "bench", usage: { inputTokens: 0, outputTokens: 0 } }))
+  const usage = { inputTokens: 0, outputTokens: 0 }
+  Effect.runSync(view.finished({ sessionId: "bench", usage, usd: undefined, session: { usage, usd: undefined, unpriced: [], unattributed: false } }))
   return performance.now() - started
 }
 

@@ -19,6 +19,8 @@ import { colorWanted, loadPalette } from "../terminal/colors.ts"
 import { makeTextRenderer } from "./render/text.ts"
 import { printPlan } from "./render/plan-output.ts"
 import { Conversation } from "../engine/conversation.ts"
+import { costUsage, sessionCost } from "../providers/cost.ts"
+import { priceLookup } from "../providers/pricing.ts"
 import { readRegularFile } from "../files/confined-read.ts"
 import { planInstruction } from "../plans/instruction.ts"
 import { maxPlanBytes } from "../plans/plan-file.ts"
@@ -126,8 +128,15 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
         yield* view.failed(`stopped at the step limit (${outcome.steps} model requests)`)
         return ExitCode.failure
       }
-      if ((yield* Context.get(session.services, Conversation).document).mode === "plan") yield* printPlan(flags.format, session.plan)
-      yield* view.finished({ sessionId: prepared.document.id, usage: outcome.usage })
+      const doc = yield* Context.get(session.services, Conversation).document
+      if (doc.mode === "plan") yield* printPlan(flags.format, session.plan)
+      const prices = priceLookup(prepared.config.pricing)
+      yield* view.finished({
+        sessionId: prepared.document.id,
+        usage: outcome.usage,
+        usd: costUsage(outcome.usageByModel, prices).usd,
+        session: sessionCost(doc, prices)
+      })
       return ExitCode.ok
     })
     return yield* program.pipe(

@@ -21,6 +21,7 @@ import type { RecentWorkspace } from "../session/workspaces.ts"
 import { MarkdownStream } from "./markdown.ts"
 import { toolsCommand } from "./tools-command.ts"
 import { mcpCommand } from "./mcp-view.ts"
+import { usageCommand } from "./usage-command.ts"
 import { fileSlashCommand } from "./file-commands.ts"
 import { initCommand } from "./init-command.ts"
 import type { McpServersShape } from "../mcp/mcp-servers.ts"
@@ -388,6 +389,7 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
       )
   },
   initCommand,
+  { name: "usage", description: "tokens and cost of the session and of the last turn", run: usageCommand },
   { name: "exit", aliases: ["quit"], description: "leave (the session is saved)", run: (_args, context) => context.exit }
 ]
 

@@ -29,6 +29,8 @@ export interface CommandContextParts {
   readonly view: TurnView
   /** The app's scope: a turn's background title request runs in it. */
   readonly scope: Scope.Scope
+  /** Reads the status line again (after the background title request: its cost changes the total). */
+  readonly refreshStatus: Effect.Effect<void>
 }
 
 /**
@@ -40,7 +42,7 @@ export const committing = (live: LiveRegion) => (session: Session, lines: Readon
   live.commit(lines.map((line) => redactText(secrets, line)))
 }
 
-export const makeCommandContext = ({ host, dialogs, store, live, palette, columns, disabledTools, exit, view, scope }: CommandContextParts): CommandContext => {
+export const makeCommandContext = ({ host, dialogs, store, live, palette, columns, disabledTools, exit, view, scope, refreshStatus }: CommandContextParts): CommandContext => {
   const commit = committing(live)
   return {
     get controls() {
@@ -64,6 +66,6 @@ export const makeCommandContext = ({ host, dialogs, store, live, palette, column
     workspace: () => store.get().workspace,
     mcp: () => host.current().session.mcp,
     fileCommands: () => store.get().commands,
-    turn: (input) => promptTurn(host, view, scope, input)
+    turn: (input) => promptTurn(host, view, scope, input, refreshStatus)
   }
 }

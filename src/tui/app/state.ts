@@ -145,6 +145,7 @@ export const firstStatus = (prepared: PreparedSession): StatusInfo => ({
   promptSet: "default",
   contextUsed: 0,
   contextWindow: prepared.model.capabilities.contextWindow,
+  sessionTokens: { input: 0, output: 0, usd: undefined },
   runningTasks: 0
 })
 
