@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net"
 import * as zlib from "node:zlib"
 import * as Effect from "effect/Effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { ApprovalPolicy } from "../../../src/approval/approval-policy.ts"
 import { makeWebFetchTools } from "../../../src/tools/builtin.ts"
 import { defineTool, type Tool } from "../../../src/tools/tool.ts"
 import { makeWebFetch, webFetchDefaults, type WebFetchSettings } from "../../../src/tools/web-fetch.ts"
@@ -232,5 +233,27 @@ describe("web_fetch's address checks", () => {
     expect((await classify("http://docs.example.com:8080/other")).grantKey).toBe("web_fetch:docs.example.com")
     await expect(classify("ftp://docs.example.com/")).rejects.toThrow(/reads only http:\/\/ and https:\/\/ URLs; got ftp:/)
     await expect(classify("docs.example.com")).rejects.toThrow(/needs an absolute http:\/\/ or https:\/\/ URL/)
+  })
+  it("an allow-for-this-session answer covers that host in the default approval mode, not another one", async () => {
+    const { context, workspace } = await makeFixture()
+    const decisions = await Effect.runPromise(
+      Effect.gen(function* () {
+        const policy = yield* ApprovalPolicy
+        const decide = (url: string) =>
+          Effect.flatMap(webFetchSpec.classify({ url }, context), (classification) =>
+            policy.decide({ toolName: "web_fetch", arguments: { url }, classification, writesThroughFence: false, mode: "work", approval: "default", conversation: Effect.succeed("") })
+          )
+        const before = yield* decide("https://docs.example.com/a")
+        const planMode = yield* Effect.flatMap(webFetchSpec.classify({ url: "https://docs.example.com/a" }, context), (classification) =>
+          policy.decide({ toolName: "web_fetch", arguments: {}, classification, writesThroughFence: false, mode: "plan", approval: "default", conversation: Effect.succeed("") })
+        )
+        yield* policy.rememberForSession((yield* webFetchSpec.classify({ url: "https://docs.example.com/a" }, context)).grantKey ?? "")
+        return { before, planMode, same: yield* decide("http://docs.example.com:8080/b"), other: yield* decide("https://evil.example.net/a") }
+      }).pipe(Effect.provide(ApprovalPolicy.layerTest(workspace)))
+    )
+    expect(decisions.before._tag).toBe("Ask")
+    expect(decisions.planMode._tag).toBe("Ask")
+    expect(decisions.same).toEqual({ _tag: "Run", by: "session" })
+    expect(decisions.other._tag).toBe("Ask")
   })
 })
