@@ -206,6 +206,7 @@ describe("web_fetch's address checks", () => {
     [`http://127.0.0.1:PORT/p`, /127\.0\.0\.1 is a loopback address/],
     [`http://[::ffff:127.0.0.1]:PORT/p`, /::ffff:7f00:1 is a loopback address/],
     [`http://2130706433:PORT/p`, /127\.0\.0\.1 is a loopback address/],
+    [`http://0x7f.1:PORT/p`, /127\.0\.0\.1 is a loopback address/],
     [`http://0.0.0.0:PORT/p`, /0\.0\.0\.0 is a unspecified/],
     [`http://localhost:PORT/p`, /localhost resolves to (127\.0\.0\.1|::1), a loopback address/]
   ])("refuses %s unless allowPrivate lists it, and connects to nothing", async (url, message) => {
