@@ -4,8 +4,6 @@
  * web_fetch refuses the private ranges below unless config.json's `webFetch.allowPrivate` lists
  * the host or a range holding the address; config.json's check of that list lives here too.
  */
-import { isIP } from "node:net"
-
 export interface AddressRange {
   readonly base: bigint
   readonly bits: number
@@ -13,27 +11,36 @@ export interface AddressRange {
 
 const mappedPrefix = 0xffffn << 32n
 
+// Checked by hand rather than with node:net's isIP: config.json's schema imports this module, and
+// node:net is not otherwise loaded before the first request.
+const ipv4Pattern = /^((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/
+const hexGroup = /^[0-9a-f]{1,4}$/i
+
 const parseIPv4 = (text: string): bigint | undefined => {
-  if (isIP(text) !== 4) return undefined
+  if (!ipv4Pattern.test(text)) return undefined
   return text.split(".").reduce((value, part) => (value << 8n) | BigInt(Number(part)), 0n)
 }
 
 const parseIPv6 = (text: string): bigint | undefined => {
-  if (isIP(text) !== 6) return undefined
-  let body = text.split("%")[0] ?? ""
+  const [address = "", zone, extra] = text.split("%")
+  if (!address.includes(":") || extra !== undefined || zone === "") return undefined
+  let body = address
   // A trailing dotted IPv4 part ("::ffff:1.2.3.4") becomes the two groups it stands for.
   const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(body)?.[1]
   if (tail !== undefined) {
-    const v4 = parseIPv4(tail) ?? 0n
+    const v4 = parseIPv4(tail)
+    if (v4 === undefined || !body.slice(0, -tail.length).endsWith(":")) return undefined
     body = `${body.slice(0, -tail.length)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`
   }
-  const [head = "", rest] = body.split("::")
+  const halves = body.split("::")
+  if (halves.length > 2) return undefined
+  const [head = "", rest] = halves
   const groups = (part: string): Array<string> => (part === "" ? [] : part.split(":"))
   const before = groups(head)
   const after = rest === undefined ? [] : groups(rest)
   const fill = rest === undefined ? [] : Array.from({ length: 8 - before.length - after.length }, () => "0")
   const all = [...before, ...fill, ...after]
-  if (all.length !== 8) return undefined
+  if (all.length !== 8 || (rest !== undefined && fill.length === 0) || !all.every((group) => hexGroup.test(group))) return undefined
   return all.reduce((value, group) => (value << 16n) | BigInt(parseInt(group, 16)), 0n)
 }
 
@@ -65,7 +72,7 @@ export const inRange = (address: bigint, range: AddressRange): boolean => {
 const range = (text: string): AddressRange => parseRange(text) as AddressRange
 
 /** The ranges web_fetch refuses, each with the word its refusal uses. */
-const privateRanges: ReadonlyArray<readonly [AddressRange, string]> = [
+const privateRangeTable = (): ReadonlyArray<readonly [AddressRange, string]> => [
   [range("0.0.0.0/8"), "unspecified (it reaches this machine)"],
   [range("127.0.0.0/8"), "loopback"],
   [range("10.0.0.0/8"), "private"],
@@ -83,10 +90,15 @@ const privateRanges: ReadonlyArray<readonly [AddressRange, string]> = [
 ]
 
 /** IPv6 forms that carry an IPv4 address in their last 32 bits (NAT64, the deprecated IPv4-compatible form). */
-const embeddingRanges: ReadonlyArray<AddressRange> = [range("64:ff9b::/96"), range("::/96")]
+const embeddingRangeTable = (): ReadonlyArray<AddressRange> => [range("64:ff9b::/96"), range("::/96")]
+
+// Built on the first check, not when config.json's schema loads this module at start-up.
+let tables: { readonly ranges: ReadonlyArray<readonly [AddressRange, string]>; readonly embedding: ReadonlyArray<AddressRange> } | undefined
 
 /** Why `address` is not a public one ("loopback", "private", …), or undefined when it is public. */
 export const privateKind = (address: bigint): string | undefined => {
+  tables ??= { ranges: privateRangeTable(), embedding: embeddingRangeTable() }
+  const { ranges: privateRanges, embedding: embeddingRanges } = tables
   const embedded = embeddingRanges.some((r) => inRange(address, r)) && address > 1n ? mappedPrefix | (address & 0xffffffffn) : address
   return privateRanges.find(([r]) => inRange(embedded, r) || inRange(address, r))?.[1]
 }

@@ -43,7 +43,7 @@ describe("the addresses web_fetch refuses", () => {
     expect(privateKind(parseAddress(text) ?? 0n)).toBeUndefined()
   })
 
-  it.each(["localhost", "example.com", "1.2.3", "256.1.1.1", "::g", ""])("%s is no address", (text) => {
+  it.each(["localhost", "example.com", "1.2.3", "256.1.1.1", "01.2.3.4", "::g", "", "1:2:3:4:5:6:7:8:9", "1::2::3", "12345::", "::1.2.3", "1:2:3:4:5:6:7::8", "fe80::1%", ":::"])("%s is no address", (text) => {
     expect(parseAddress(text)).toBeUndefined()
   })
 })
