@@ -14,7 +14,7 @@ import * as tls from "node:tls"
 import type { Readable } from "node:stream"
 import * as zlib from "node:zlib"
 import { inRange, parseAddress, parseRange, privateKind, type AddressRange } from "../config/address-ranges.ts"
-import { codeOf } from "../text/error-text.ts"
+import { codeOf, messageOf } from "../text/error-text.ts"
 import { formatBytes } from "../text/bytes.ts"
 import { webFetchURL } from "./web-fetch-spec.ts"
 
@@ -192,6 +192,14 @@ const getOnce = (url: URL, target: Target, options: WebFetchOptions, signal: Abo
     request.end()
   })
 
+/** What a connection failure says, with its code when the message does not name it ("self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)"). */
+const failureText = (error: unknown): string => {
+  const [code, message] = [codeOf(error), messageOf(error)]
+  return message.includes(code) ? message : `${message} (${code})`
+}
+
+const withStop = (text: string): string => (/[.!?]$/.test(text) ? text : `${text}.`)
+
 /** GETs `start`, following same-host redirects up to `maxRedirects`, within one deadline for the whole chain. */
 export const webFetchGet = async (start: URL, options: WebFetchOptions, signal: AbortSignal): Promise<Fetched | OtherHostRedirect> => {
   const allowance = allowanceOf(options.allowPrivate)
@@ -218,7 +226,7 @@ export const webFetchGet = async (start: URL, options: WebFetchOptions, signal: 
   } catch (error) {
     if (deadline.aborted) throw new WebFetchProblem(`web_fetch gave up on ${url.href} after ${options.timeoutMs / 1000} s without a complete answer.`)
     if (error instanceof WebFetchProblem) throw error
-    throw new WebFetchProblem(`web_fetch could not fetch ${url.href}: ${codeOf(error)}.`)
+    throw new WebFetchProblem(`web_fetch could not fetch ${url.href}: ${withStop(failureText(error))}`)
   }
 }
 
