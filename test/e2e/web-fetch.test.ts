@@ -35,6 +35,7 @@ const startPages = async (): Promise<PageServer> => {
   const server = http.createServer((request, response) => {
     requests.push(request.url ?? "")
     const page = pages[request.url ?? ""]
+    if (request.url === "/hang") return
     if (page === undefined) response.writeHead(404).end()
     else response.writeHead(200, { "content-type": page.type }).end(page.body)
   })
@@ -134,6 +135,18 @@ describe("web_fetch in the compiled binary", () => {
     expect(outputs[0]).toMatch(/^web_fetch refuses http:\/\/127\.0\.0\.1:\d+\/guide: 127\.0\.0\.1 is a loopback address\./)
     expect(outputs[1]).toMatch(/^web_fetch refuses http:\/\/localhost:\d+\/guide: localhost resolves to (127\.0\.0\.1|::1), a loopback address\./)
     expect(site.requests).toEqual([])
+  })
+
+  it("gives up at timeout_seconds on a server that never answers, and the run goes on", async () => {
+    const site = await startPages()
+    const fake = await fakeModel()
+    const sandbox = await makeSandbox()
+    await writeLocalConfig(sandbox, fake.url, { webFetch: { allowPrivate: ["127.0.0.1"] } })
+    fake.script([{ toolCalls: [{ name: "web_fetch", arguments: { url: `${site.url}/hang`, timeout_seconds: 1 } }] }, { text: "It timed out." }])
+    const result = await runCrystal(sandbox, ["run", "--approval", "full", "--format", "json", "fetch"], { timeoutMs: 30_000 })
+    expect(result.code).toBe(0)
+    expect(toolResults(result.stdout)[0]).toMatchObject({ ok: false, output: `web_fetch gave up on ${site.url}/hang after 1 s without a complete answer.` })
+    expect(jsonLines(result.stdout).at(-2)).toMatchObject({ type: "text" })
   })
 
   it("is not offered when config.json says webFetch: false", async () => {
