@@ -22,6 +22,7 @@ import { Operator, type OperatorShape } from "../src/engine/operator.ts"
 import { Renderer, type RendererShape } from "../src/engine/renderer.ts"
 import { redactingRenderer } from "../src/engine/redacting-renderer.ts"
 import { makeReviewer } from "../src/engine/reviewer.ts"
+import { chargedTo } from "../src/engine/usage-meter.ts"
 import { makeSessionControls, type SessionControls } from "../src/engine/session-controls.ts"
 import { nameSession, needsTitle } from "../src/engine/titler.ts"
 import { Toolbox } from "../src/engine/toolbox.ts"
@@ -99,7 +100,7 @@ const lockSession = (prepared: PreparedSession) =>
 const sidePrompts = (conversation: ConversationShape, prompts: (doc: SessionDocument) => Effect.Effect<SidePrompts>) =>
   Effect.flatMap(conversation.document, prompts)
 
-const makeApprovalPolicy = (prepared: PreparedSession, providers: ProvidersShape, resolver: PromptResolverShape, conversation: ConversationShape) =>
+const makeApprovalPolicy = (prepared: PreparedSession, providers: Pick<ProvidersShape, "current">, resolver: PromptResolverShape, conversation: ConversationShape) =>
   ApprovalPolicy.make({
     workspace: prepared.document.workspace,
     fixed: [
@@ -113,7 +114,7 @@ const makeApprovalPolicy = (prepared: PreparedSession, providers: ProvidersShape
 
 const makeSessionCompactor = (
   prepared: PreparedSession,
-  providers: ProvidersShape,
+  providers: Pick<ProvidersShape, "current">,
   resolver: PromptResolverShape,
   conversation: ConversationShape,
   plugins: PluginLoaderShape
@@ -142,6 +143,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     const renderer = redactingRenderer(host.renderer, redactor)
     const conversation = yield* Conversation.make(prepared.document).pipe(Effect.provide(store))
     const providers = yield* Providers.make({ config: prepared.config, configFile: prepared.paths.configFile, env: host.env, initial: prepared.model })
+    // Requests outside the turn loop go through this: what they cost joins the session's usage.
+    const charged = chargedTo(conversation, providers)
     const plugins = PluginLoader.make({
       plugins: prepared.plugins?.plugins ?? [],
       loadNotes: prepared.plugins?.notes ?? [],
@@ -156,7 +159,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       hooks: plugins.hooks.idle ? undefined : plugins.hooks
     })
     if (!plugins.hooks.idle) yield* plugins.hooks.registerPlaceholders(resolver.placeholders)
-    const policy = yield* makeApprovalPolicy(prepared, providers, resolver, conversation)
+    const policy = yield* makeApprovalPolicy(prepared, charged, resolver, conversation)
     // Commands run without the provider keys Crystal knows (README "Secrets").
     // Its home is where the session's first process writes this crystal's pid file (containment.ts).
     const bash = { ...bashSettings(prepared.config), env: shellEnvironment(prepared.config, host.env), home: prepared.paths.home }
@@ -170,7 +173,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     const mcp = yield* startMcpServers(prepared, { policy, redactor, env: host.env, baseEnv: bash.env, workspaceServers: trustedWorkspaceServers(workspaceMcp, trust),
       operator: host.operator,
       note: (text) => Effect.runFork(renderer.note(text)),
-      providers,
+      providers: charged,
       hooks: plugins.hooks.idle ? undefined : plugins.hooks
     })
     const plan = yield* PlanFile.make({
@@ -201,7 +204,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       Context.add(MediaStore, media),
       Context.add(Conversation, conversation),
       Context.add(Toolbox, toolbox),
-      Context.add(Compactor, makeSessionCompactor(prepared, providers, resolver, conversation, plugins)),
+      Context.add(Compactor, makeSessionCompactor(prepared, charged, resolver, conversation, plugins)),
       Context.add(Renderer, renderer),
       Context.add(Operator, host.operator),
       Context.add(PluginLoader, plugins),
@@ -216,7 +219,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
         return [...resolver.notes(), ...(sandboxNote === undefined ? [] : [sandboxNote]), ...trustNotes, ...(toolbox.external?.notes() ?? [])]
       },
       placeholders: resolver.placeholders,
-      nameSession: titleOnce(providers, resolver, conversation),
+      nameSession: titleOnce(charged, resolver, conversation),
       runningTasks: runningTasks(background),
       mcp,
       plan
@@ -224,7 +227,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
   })
 
 /** The titler, tried once per session in this process. */
-const titleOnce = (providers: ProvidersShape, resolver: PromptResolverShape, conversation: ConversationShape) => {
+const titleOnce = (providers: Pick<ProvidersShape, "current">, resolver: PromptResolverShape, conversation: ConversationShape) => {
   let tried = false
   return (timeoutMs?: number) =>
     Effect.gen(function* () {

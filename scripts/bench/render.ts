@@ -30,6 +30,7 @@ import { statusLine } from "../../src/tui/status-line.ts"
 import type { Terminal } from "../../src/tui/terminal.ts"
 import { makeTurnView } from "../../src/tui/turn-view.ts"
 import { flag, median, ms, ratio } from "./measure.ts"
+import { emptyCommandList } from "../../src/prompts/command-files.ts"
 
 const runs = flag("--runs", 9)
 const tokenCount = flag("--tokens", 20_000)
@@ -74,7 +75,7 @@ const fakeTerminal: Terminal = {
 }
 
 const palette = await loadPalette(true)
-const statusInfo = { mode: "work", approval: "default", model: "local/test-model", promptSet: "default", contextUsed: 12_345, contextWindow: 200_000, runningTasks: 0 }
+const statusInfo = { mode: "work", approval: "default", model: "local/test-model", promptSet: "default", contextUsed: 12_345, contextWindow: 200_000, sessionTokens: { input: 0, output: 0, usd: undefined }, runningTasks: 0 }
 const status = statusLine(statusInfo, 79)
 
 /** "token": the live region is redrawn after every token; "frame": at most once per 16 ms, as the app schedules it. */
@@ -103,7 +104,8 @@ const rendered = (tokens: ReadonlyArray<string>, redraws: "token" | "frame"): nu
   )
   const started = performance.now()
   for (const token of tokens) Effect.runSync(view.textDelta(token))
-  Effect.runSync(view.finished({ sessionId: "bench", usage: { inputTokens: 0, outputTokens: 0 } }))
+  const usage = { inputTokens: 0, outputTokens: 0 }
+  Effect.runSync(view.finished({ sessionId: "bench", usage, usd: undefined, session: { usage, usd: undefined, unpriced: [], unattributed: false } }))
   return performance.now() - started
 }
 
@@ -158,7 +160,7 @@ console.log(`  median ${(median(keyTimes) * 1000).toFixed(1)} µs, p99 ${((sorte
 const throughTheApp = Effect.scoped(
   Effect.gen(function* () {
     const inbox = yield* Queue.unbounded<AppInput>()
-    const store = makeStore(initialState({ workspace: process.cwd(), historyPath: "/dev/null", history: makeHistory([]), files: () => [] }, statusInfo))
+    const store = makeStore(initialState({ workspace: process.cwd(), historyPath: "/dev/null", history: makeHistory([]), files: () => [], commands: emptyCommandList }, statusInfo))
     const imageInput = yield* makeImageInput(inbox)
     const live = makeLiveRegion(fakeTerminal, palette, store.get, imageInput.status)
     // Typing only edits: no event of it asks for an effect (makeApp's handle would run them).

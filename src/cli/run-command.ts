@@ -13,11 +13,14 @@ import { Redactor } from "../secrets/redactor.ts"
 import type { OutputFormat, SessionFlags } from "./flags.ts"
 import { prepareSession } from "../../layers/prepare.ts"
 import { isTerminal, readStdin } from "./prompt-input.ts"
+import { headlessPrompt } from "./run-slash-command.ts"
 import { jsonRenderer } from "./render/json.ts"
 import { colorWanted, loadPalette } from "../terminal/colors.ts"
 import { makeTextRenderer } from "./render/text.ts"
 import { printPlan } from "./render/plan-output.ts"
 import { Conversation } from "../engine/conversation.ts"
+import { costUsage, sessionCost } from "../providers/cost.ts"
+import { priceLookup } from "../providers/pricing.ts"
 import { readRegularFile } from "../files/confined-read.ts"
 import { planInstruction } from "../plans/instruction.ts"
 import { maxPlanBytes } from "../plans/plan-file.ts"
@@ -114,7 +117,8 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
         // It becomes the session's plan, which the plan tool then marks step by step.
         yield* session.plan.write(handed).pipe(Effect.mapError((error) => new ConfigError({ message: `--plan: ${error.message}` })))
       }
-      const instruction = handed === undefined ? text : planInstruction({ path: session.plan.path, text: handed }, text)
+      const typed = handed === undefined ? yield* headlessPrompt(text, prepared, session) : text
+      const instruction = handed === undefined ? typed : planInstruction({ path: session.plan.path, text: handed }, text)
       const input = yield* withImages(instruction, flags.image).pipe(Effect.provide(session.services))
       const outcome = yield* runTurn(input, { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }).pipe(
         Effect.provide(session.services),
@@ -124,8 +128,15 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
         yield* view.failed(`stopped at the step limit (${outcome.steps} model requests)`)
         return ExitCode.failure
       }
-      if ((yield* Context.get(session.services, Conversation).document).mode === "plan") yield* printPlan(flags.format, session.plan)
-      yield* view.finished({ sessionId: prepared.document.id, usage: outcome.usage })
+      const doc = yield* Context.get(session.services, Conversation).document
+      if (doc.mode === "plan") yield* printPlan(flags.format, session.plan)
+      const prices = priceLookup(prepared.config.pricing)
+      yield* view.finished({
+        sessionId: prepared.document.id,
+        usage: outcome.usage,
+        usd: costUsage(outcome.usageByModel, prices).usd,
+        session: sessionCost(doc, prices)
+      })
       return ExitCode.ok
     })
     return yield* program.pipe(

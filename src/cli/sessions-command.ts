@@ -24,6 +24,8 @@ import { inertJson } from "../terminal/inert.ts"
 import { writeInertStderr, writeInertStdout, writeStdout } from "../terminal/output.ts"
 import { formatOption, handle, homeFrom, homeOption, isDirectory, printFields, printRows, UsageError } from "./listing.ts"
 import { clip } from "../text/clip.ts"
+import { costText, sessionCost, tokensText } from "../providers/cost.ts"
+import { priceLookup } from "../providers/pricing.ts"
 
 const homeDir = (home: Option.Option<string>): Effect.Effect<string> => Effect.sync(() => homeFrom(home))
 
@@ -35,8 +37,9 @@ const storeIn = (home: Option.Option<string>) => Effect.map(homeDir(home), (dir)
  * again: a file saved before sessions were redacted, or by a session that did not know a key
  * known now, shows none.
  */
-const secretsIn = (homePath: string) =>
-  Effect.map(loadConfig(path.join(homePath, "config.json")), (loaded) => new Secrets(secretValues(loaded.config, process.env)))
+const secretsIn = (homePath: string) => Effect.map(configIn(homePath), (config) => new Secrets(secretValues(config, process.env)))
+
+const configIn = (homePath: string) => Effect.map(loadConfig(path.join(homePath, "config.json")), (loaded) => loaded.config)
 
 const idArg = Args.text({ name: "ID" }).pipe(Args.withDescription("A session id, or an unambiguous prefix of one"))
 
@@ -112,8 +115,10 @@ const show = (setExitCode: (code: number) => void) =>
     handle(setExitCode)(() =>
       Effect.gen(function* () {
         const store = yield* storeIn(home)
-        const doc = redactDocument(yield* secretsIn(yield* homeDir(home)), yield* store.load(id))
+        const config = yield* configIn(yield* homeDir(home))
+        const doc = redactDocument(new Secrets(secretValues(config, process.env)), yield* store.load(id))
         const todos = doc.todos ?? []
+        const cost = sessionCost(doc, priceLookup(config.pricing))
         printFields(format, [
           ["Id", doc.id],
           ["Title", doc.title ?? "(untitled)"],
@@ -125,6 +130,8 @@ const show = (setExitCode: (code: number) => void) =>
           ["Updated", doc.updatedAt],
           ["Messages", String(doc.items.filter((item) => item._tag === "user" || item._tag === "assistant").length)],
           ["Todos", `${todos.filter((todo) => todo.status === "completed").length}/${todos.length} done`],
+          ["Usage", tokensText(cost.usage)],
+          ["Cost", costText(cost)],
           ["Parent", doc.parent ?? "-"],
           ["File", path.join(store.dir, `${doc.id}.json`)]
         ])

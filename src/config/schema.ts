@@ -199,6 +199,31 @@ export const PlansSettings = Schema.Struct({
 }).annotations({ identifier: 'an object like {"directory": ".crystal/plans"}', parseOptions: { onExcessProperty: "error" } })
 export type PlansSettings = typeof PlansSettings.Type
 
+const PricePerMillion = Schema.Number.pipe(
+  Schema.filter((n) => Number.isFinite(n) && n >= 0, { message: () => "US dollars per million tokens, 0 or more (e.g. 3)" })
+)
+
+/** A model's price in US dollars per million tokens (README "Usage and cost"); the cache prices default to the input price. */
+export const PriceSettings = Schema.Struct({
+  input: PricePerMillion,
+  output: PricePerMillion,
+  /** Input read from the prompt cache. */
+  cachedInput: Schema.optional(PricePerMillion),
+  /** Input written to the prompt cache. */
+  cacheWrite: Schema.optional(PricePerMillion)
+}).annotations({ identifier: 'an object like {"input": 3, "output": 15, "cachedInput": 0.3, "cacheWrite": 3.75}', parseOptions: { onExcessProperty: "error" } })
+export type PriceSettings = typeof PriceSettings.Type
+
+/** Prices by "provider/model", over the built-in table (src/providers/pricing.ts). */
+export const PricingSettings = Schema.Record({ key: Schema.String, value: PriceSettings }).annotations({
+  identifier: 'an object of prices by PROVIDER/MODEL, like {"openai/gpt-5.4": {"input": 1.25, "output": 10}}'
+}).pipe(
+  Schema.filter((prices) => {
+    const bad = Object.keys(prices).find((ref) => !/^[^/\s]+\/\S+$/.test(ref))
+    return bad === undefined ? true : `${JSON.stringify(bad)} is not PROVIDER/MODEL (e.g. "openai/gpt-5.4")`
+  })
+)
+
 /** web_fetch's settings (docs/web-fetch.md); `false` in config.json means the tool is not offered. */
 export const WebFetchSettings = Schema.Struct({
   /** Host names, IP addresses or CIDR ranges web_fetch may reach although they are private (loopback, LAN, link-local). */
@@ -233,6 +258,8 @@ export const Config = Schema.Struct({
   mcpServers: Schema.optional(McpServers),
   /** Where each session's plan file is kept (docs/plans.md). */
   plans: Schema.optional(PlansSettings),
+  /** Model prices for the cost shown with usage; a model priced nowhere shows tokens only. */
+  pricing: Schema.optional(PricingSettings),
   /** false: web_fetch is not offered; an object: its settings. */
   webFetch: Schema.optional(Schema.Union(WebFetchSettings, Schema.Boolean))
 })

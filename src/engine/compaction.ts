@@ -9,7 +9,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ProviderError } from "../providers/errors.ts"
-import { addUsage, type SessionDocument } from "../session/document.ts"
+import type { SessionDocument } from "../session/document.ts"
 import { newItemId } from "../session/ids.ts"
 import type { Compaction } from "../session/items.ts"
 import { Providers } from "../providers/providers.ts"
@@ -84,9 +84,7 @@ export const compactConversation = (trigger: "manual" | "auto", instructions?: s
     const tokensAfter = yield* contextTokens({ ...current, items: [...current.items, draft] })
     const record: Compaction = { ...draft, tokensAfter }
     yield* conversation.append(record)
-    const usage = summary.right.usage
-    // The summary is a model response like any other in what the session cost.
-    if (usage !== undefined) yield* conversation.update((doc) => ({ ...doc, usage: addUsage(doc.usage, usage) }))
+    // The summary's usage is already in the session's totals: the compactor's model is charged to it (layers/session.ts).
     yield* conversation.save
     const summarizedItems = plan.summarized.filter((item) => item._tag !== "note").length
     yield* renderer.note(

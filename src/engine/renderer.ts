@@ -2,7 +2,16 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { Classification } from "../approval/classification.ts"
 import type { AssistantMessage, ToolCall, ToolResult, Usage } from "../session/items.ts"
+import type { CostedUsage } from "../providers/cost.ts"
 import type { ToolProgress } from "../tools/tool.ts"
+
+export interface FinishedSummary {
+  readonly sessionId: string
+  readonly usage: Usage
+  /** Undefined when a model of the turn has no price. */
+  readonly usd: number | undefined
+  readonly session: CostedUsage
+}
 
 export interface SessionInfo {
   readonly id: string
@@ -52,7 +61,8 @@ export interface RendererShape {
   readonly toolFinished: (result: ToolResult, durationMs: number) => Effect.Effect<void>
   readonly retrying: (info: RetryInfo) => Effect.Effect<void>
   readonly note: (text: string) => Effect.Effect<void>
-  readonly finished: (summary: { readonly sessionId: string; readonly usage: Usage }) => Effect.Effect<void>
+  /** `usage` and `usd` are the turn's model responses; `session`, everything the session has cost so far. */
+  readonly finished: (summary: FinishedSummary) => Effect.Effect<void>
   readonly failed: (message: string) => Effect.Effect<void>
 }
 

@@ -47,9 +47,9 @@ export const makeSessionControls = () => {
      * /model: the next request goes to the new model with the same transcript. Nothing is sent
      * raw to another provider: each adapter replays only its own protocol's reasoning state.
      */
-    switchModel: (ref: string) =>
+    switchModel: (ref: string, source = "/model") =>
       Effect.gen(function* () {
-        const entry = yield* (yield* Providers).switchTo(ref, "/model")
+        const entry = yield* (yield* Providers).switchTo(ref, source)
         yield* change((doc) => ({ ...doc, model: entry.ref }))
         return entry
       }),

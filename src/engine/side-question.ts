@@ -1,7 +1,7 @@
 /**
  * A side question (SPEC S3, `/side QUESTION`): one request to the session's model with the
  * current context (the system text and the model's view of the transcript) plus the question.
- * Nothing is run, appended or saved. The tool definitions are still sent: a history holding tool
+ * Nothing is run or appended; only what it cost joins the session's usage. The tool definitions are still sent: a history holding tool
  * calls is refused by some providers without them, and the same prefix reuses the prompt cache;
  * the model is told not to call any, and a call it makes anyway is ignored.
  */
@@ -11,6 +11,7 @@ import { newItemId } from "../session/ids.ts"
 import type { Usage } from "../session/items.ts"
 import { Providers } from "../providers/providers.ts"
 import { sideRequest } from "./side-request.ts"
+import { chargedTo } from "./usage-meter.ts"
 import { heldImages, requestImages } from "./request-images.ts"
 import { PluginLoader } from "../plugins/plugin-loader.ts"
 import { contextView } from "./context-view.ts"
@@ -46,7 +47,7 @@ export const askSideQuestion = (question: string) =>
     const images = yield* requestImages(items, entry)
     const hooks = (yield* PluginLoader).hooks
     const { text, calledTool, usage } = yield* sideRequest(
-      { current: () => ({ entry, client }) },
+      chargedTo(conversation, { current: () => ({ entry, client }) }),
       { system: doc.system ?? "", items, tools: toolDefinitions(toolbox.catalog(doc.mode)), ...(images === undefined ? {} : { images }) },
       { hooks, purpose: "side", held: heldImages(doc.items) }
     )

@@ -25,6 +25,7 @@ import type { ToolImages } from "../tools/tool-images.ts"
 import { keepImage, reserveImageNumber } from "./attach-image.ts"
 import { Conversation, type ConversationShape } from "./conversation.ts"
 import { sideRequest } from "./side-request.ts"
+import { chargedTo } from "./usage-meter.ts"
 
 export interface ToolImagesDeps {
   readonly conversation: ConversationShape
@@ -74,7 +75,7 @@ export const makeToolImages = (deps: ToolImagesDeps): ToolImages => {
       // node:crypto stays off the start-up path (src/media/hash.ts).
       const sha256 = (yield* Effect.promise(() => import("../media/hash.ts"))).sha256Of(fitted.bytes)
       const answer = yield* sideRequest(
-        { current: () => ({ entry, client }) },
+        chargedTo(deps.conversation, { current: () => ({ entry, client }) }),
         {
           system: prompts.system,
           items: [{ _tag: "user", id: newItemId(), text, images: [{ sha256, mime: fitted.mime }] }],

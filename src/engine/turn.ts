@@ -10,7 +10,7 @@ import * as Stream from "effect/Stream"
 import type { ProviderError } from "../providers/errors.ts"
 import type { ModelEvent } from "../providers/model-client.ts"
 import { retryStream } from "../providers/retry.ts"
-import { addUsage, emptyUsage } from "../session/document.ts"
+import { addUsage, emptyUsage, recordUsage } from "../session/document.ts"
 import { newItemId } from "../session/ids.ts"
 import type { AssistantMessage, FinishReason, ImageRef, ReasoningPart, ToolCall, ToolResult, Usage } from "../session/items.ts"
 import type { SessionError } from "../session/store.ts"
@@ -39,9 +39,10 @@ export interface TurnSettings {
   readonly maxRetryWaitSeconds?: number | undefined
 }
 
+/** `usage` sums the turn's model responses; `usageByModel` splits it by "provider/model" for pricing. */
 export type TurnOutcome =
-  | { readonly _tag: "Answered"; readonly steps: number; readonly usage: Usage }
-  | { readonly _tag: "StepLimit"; readonly steps: number; readonly usage: Usage }
+  | { readonly _tag: "Answered"; readonly steps: number; readonly usage: Usage; readonly usageByModel: Record<string, Usage> }
+  | { readonly _tag: "StepLimit"; readonly steps: number; readonly usage: Usage; readonly usageByModel: Record<string, Usage> }
 
 export type TurnError = ProviderError | SessionError
 
@@ -108,12 +109,8 @@ const recordMessage = (message: AssistantMessage) =>
   Effect.gen(function* () {
     const conversation = yield* Conversation
     yield* conversation.append(message)
-    if (message.usage !== undefined) {
-      const usage = message.usage
-      yield* conversation.update((doc) => ({ ...doc, model: message.model, usage: addUsage(doc.usage, usage) }))
-    } else {
-      yield* conversation.update((doc) => ({ ...doc, model: message.model }))
-    }
+    const usage = message.usage
+    yield* conversation.update((doc) => ({ ...(usage === undefined ? doc : recordUsage(doc, message.model, usage)), model: message.model }))
   })
 
 /** One model request, rendered as it streams; the response is in the transcript when this returns. */
@@ -275,20 +272,24 @@ const turnLoop = (conversation: ConversationShape, settings: TurnSettings) =>
     let steps = 0
     let budget = settings.maxSteps
     let usage: Usage = emptyUsage
+    const usageByModel: Record<string, Usage> = {}
     const compaction: TurnCompactionState = { compacted: false }
     for (;;) {
       yield* fitContext(compaction)
       const message = yield* rejectedImageRetry(respond(settings))
       steps++
-      if (message.usage !== undefined) usage = addUsage(usage, message.usage)
+      if (message.usage !== undefined) {
+        usage = addUsage(usage, message.usage)
+        usageByModel[message.model] = addUsage(usageByModel[message.model] ?? emptyUsage, message.usage)
+      }
       const calls = message.toolCalls ?? []
       if (calls.length === 0) {
         yield* conversation.flush
-        return { _tag: "Answered", steps, usage } satisfies TurnOutcome
+        return { _tag: "Answered", steps, usage, usageByModel } satisfies TurnOutcome
       }
       if (yield* runToolCalls(calls)) {
         yield* conversation.flush
-        return { _tag: "Answered", steps, usage } satisfies TurnOutcome
+        return { _tag: "Answered", steps, usage, usageByModel } satisfies TurnOutcome
       }
       if (steps >= budget) {
         const goOn = yield* operator.confirm(
@@ -300,7 +301,7 @@ const turnLoop = (conversation: ConversationShape, settings: TurnSettings) =>
           yield* conversation.append({ _tag: "note", id: newItemId(), text: note })
           yield* conversation.flush
           yield* renderer.note(note)
-          return { _tag: "StepLimit", steps, usage } satisfies TurnOutcome
+          return { _tag: "StepLimit", steps, usage, usageByModel } satisfies TurnOutcome
         }
         budget += settings.maxSteps
       }

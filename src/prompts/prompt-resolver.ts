@@ -42,6 +42,8 @@ export interface PromptResolverShape {
   readonly image: (doc: SessionDocument) => Effect.Effect<SidePrompts>
   /** The title request's template (its {{conversation}} is bound by the titler) and host values. */
   readonly topic: (doc: SessionDocument) => Effect.Effect<SidePrompts>
+  /** The placeholder values a Work or Plan text would get now (a file command's prompt binds them). */
+  readonly values: (doc: SessionDocument) => Effect.Effect<PlaceholderValues>
   /** Where plugins register their placeholders; read at every composition. */
   readonly placeholders: PlaceholderRegistry
   /** Where prompt sets and attachments live, and what the prompt flags of this process force. */
@@ -102,6 +104,10 @@ export class PromptResolver extends Context.Tag("crystal/PromptResolver")<Prompt
         return yield* withPlugins(doc.mode, composed.text)
       }),
       notes: () => notes,
+      values: Effect.fn("PromptResolver.values")(function* (doc: SessionDocument) {
+        if (hooks !== undefined) yield* hooks.refreshPlaceholders
+        return valuesFor(doc, undefined, readInstructions(doc.workspace).files)
+      }),
       review: Effect.fn("PromptResolver.review")(function* (doc: SessionDocument) {
         const { locations, attachments } = sources().reviewer
         if (hooks !== undefined) yield* hooks.refreshPlaceholders

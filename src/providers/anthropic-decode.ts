@@ -56,11 +56,12 @@ interface WireUsage {
 
 /**
  * Latest value of each count (message_delta counts are cumulative). The wire counts cache reads and
- * writes apart from `input_tokens`; Crystal's input count includes them, its cached count is the reads.
+ * writes apart from `input_tokens`; Crystal's input count includes them, its cached count is the reads,
+ * its cache-write count the writes.
  */
 class UsageTally {
   private input: number | undefined
-  private cacheWrites = 0
+  private cacheWrites: number | undefined
   private cacheReads: number | undefined
   private output = 0
   private thinking: number | undefined
@@ -77,9 +78,10 @@ class UsageTally {
   result(): Usage | undefined {
     if (this.input === undefined) return undefined
     return {
-      inputTokens: this.input + this.cacheWrites + (this.cacheReads ?? 0),
+      inputTokens: this.input + (this.cacheWrites ?? 0) + (this.cacheReads ?? 0),
       outputTokens: this.output,
       ...(this.cacheReads === undefined ? {} : { cachedInputTokens: this.cacheReads }),
+      ...(this.cacheWrites === undefined ? {} : { cacheWriteTokens: this.cacheWrites }),
       ...(this.thinking === undefined ? {} : { reasoningTokens: this.thinking })
     }
   }

@@ -50,11 +50,13 @@ interface PendingCall {
 export const mapResponsesUsage = (usage: ResponseUsage): Usage => {
   // Compatible servers may leave out the details objects the SDK types promise.
   const cached = usage.input_tokens_details?.cached_tokens as number | undefined
+  const writes = usage.input_tokens_details?.cache_write_tokens as number | undefined
   const reasoning = usage.output_tokens_details?.reasoning_tokens as number | undefined
   return {
     inputTokens: usage.input_tokens,
     outputTokens: usage.output_tokens,
     ...(cached === undefined ? {} : { cachedInputTokens: cached }),
+    ...(writes === undefined ? {} : { cacheWriteTokens: writes }),
     ...(reasoning === undefined ? {} : { reasoningTokens: reasoning })
   }
 }

@@ -14,6 +14,7 @@ import { checkBaseURL } from "./base-url.ts"
 import { checkCredentials, resolveModel, type ModelEntry } from "./catalog.ts"
 import type { ModelClientShape } from "./model-client.ts"
 import { makeModelClient } from "./registry.ts"
+import { priceLookup, type PriceLookup } from "./pricing.ts"
 
 export interface ActiveModel {
   readonly entry: ModelEntry
@@ -25,6 +26,8 @@ export interface ProvidersShape {
   readonly current: () => ActiveModel
   /** Resolves `ref` (named by `source`, e.g. "/model"), checks its credentials, builds its client and makes it current. */
   readonly switchTo: (ref: string, source: string) => Effect.Effect<ModelEntry, ConfigError | NoModelConfigured>
+  /** What a "provider/model" costs: config.json's `pricing`, else the built-in table; undefined when neither knows. */
+  readonly price: PriceLookup
 }
 
 export interface ProvidersOptions {
@@ -39,10 +42,12 @@ export interface ProvidersOptions {
 /** Holds the active model; `resolve` turns a reference into a ready client. */
 const holding = (
   initial: ActiveModel,
-  resolve: (ref: string, source: string) => Effect.Effect<ActiveModel, ConfigError | NoModelConfigured>
+  resolve: (ref: string, source: string) => Effect.Effect<ActiveModel, ConfigError | NoModelConfigured>,
+  price: PriceLookup
 ): ProvidersShape => {
   let active = initial
   return {
+    price,
     current: () => active,
     switchTo: Effect.fn("Providers.switchTo")(function* (ref: string, source: string) {
       active = yield* resolve(ref, source)
@@ -60,7 +65,8 @@ export class Providers extends Context.Tag("crystal/Providers")<Providers, Provi
           Effect.flatMap((entry) => checkCredentials(entry, options.env)),
           Effect.flatMap((entry) => checkBaseURL(entry, options.config, options.env)),
           Effect.flatMap((entry) => Effect.map(makeModelClient(entry, options.env), (client) => ({ entry, client })))
-        )
+        ),
+        priceLookup(options.config.pricing)
       )
     )
 
@@ -71,12 +77,16 @@ export class Providers extends Context.Tag("crystal/Providers")<Providers, Provi
    * picks another by its "provider/model" reference.
    */
   static readonly fixed = (models: readonly [ActiveModel, ...ReadonlyArray<ActiveModel>]): ProvidersShape =>
-    holding(models[0], (ref, source) => {
-      const found = models.find((model) => model.entry.ref === ref)
-      return found === undefined
-        ? Effect.fail(new ConfigError({ message: `${source}: unknown model '${ref}' (known: ${models.map((model) => model.entry.ref).join(", ")})` }))
-        : Effect.succeed(found)
-    })
+    holding(
+      models[0],
+      (ref, source) => {
+        const found = models.find((model) => model.entry.ref === ref)
+        return found === undefined
+          ? Effect.fail(new ConfigError({ message: `${source}: unknown model '${ref}' (known: ${models.map((model) => model.entry.ref).join(", ")})` }))
+          : Effect.succeed(found)
+      },
+      priceLookup(undefined)
+    )
 
   static readonly layerTest = (models: readonly [ActiveModel, ...ReadonlyArray<ActiveModel>]): Layer.Layer<Providers> =>
     Layer.sync(Providers, () => Providers.fixed(models))

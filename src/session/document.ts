@@ -36,8 +36,10 @@ export const SessionDocument = Schema.Struct({
   items: Schema.Array(TranscriptItem),
   /** The session's todo list (SPEC T2): it belongs to the session, not to a mode. */
   todos: Schema.optional(Schema.Array(Todo)),
-  /** Sum over the session's model responses. */
+  /** Sum over the session's model responses, side requests (title, review, compaction, /side) included. */
   usage: Usage,
+  /** The same, by "provider/model" (what a price applies to); absent in sessions saved before it was kept. */
+  usageByModel: Schema.optional(Schema.Record({ key: Schema.String, value: Usage })),
   /** The highest `[Image #N]` number given out: numbers are never reused, a failed attach leaves a gap. */
   imageCount: Schema.optional(Schema.Number),
   /** sha256 of images a provider refused: from then on they travel as their marker text only. */
@@ -53,7 +55,17 @@ export const addUsage = (total: Usage, more: Usage): Usage => ({
   ...(total.cachedInputTokens !== undefined || more.cachedInputTokens !== undefined
     ? { cachedInputTokens: (total.cachedInputTokens ?? 0) + (more.cachedInputTokens ?? 0) }
     : {}),
+  ...(total.cacheWriteTokens !== undefined || more.cacheWriteTokens !== undefined
+    ? { cacheWriteTokens: (total.cacheWriteTokens ?? 0) + (more.cacheWriteTokens ?? 0) }
+    : {}),
   ...(total.reasoningTokens !== undefined || more.reasoningTokens !== undefined
     ? { reasoningTokens: (total.reasoningTokens ?? 0) + (more.reasoningTokens ?? 0) }
     : {})
+})
+
+/** The document with one model response's usage added to its totals. */
+export const recordUsage = (doc: SessionDocument, model: string, usage: Usage): SessionDocument => ({
+  ...doc,
+  usage: addUsage(doc.usage, usage),
+  usageByModel: { ...doc.usageByModel, [model]: addUsage(doc.usageByModel?.[model] ?? emptyUsage, usage) }
 })

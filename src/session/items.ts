@@ -36,7 +36,11 @@ export type ToolCall = typeof ToolCall.Type
 export const Usage = Schema.Struct({
   inputTokens: Schema.Number,
   outputTokens: Schema.Number,
+  /** Input read from the provider's prompt cache; part of inputTokens. */
   cachedInputTokens: Schema.optional(Schema.Number),
+  /** Input written to the provider's prompt cache (billed above the input price); part of inputTokens. */
+  cacheWriteTokens: Schema.optional(Schema.Number),
+  /** Thinking the model did; part of outputTokens. */
   reasoningTokens: Schema.optional(Schema.Number)
 })
 export type Usage = typeof Usage.Type

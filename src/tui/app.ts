@@ -63,7 +63,7 @@ export const runApp = (prepared: PreparedSession, options: AppOptions): Effect.E
     yield* Effect.forkScoped(superviseInput(input, app.handle))
     terminal.onResize(live.render)
 
-    live.commit(greeting(host.current(), palette))
+    live.commit(greeting(host.current(), palette, store.get().commands.notes))
     if (prepared.resumed) committing(live)(host.current().session, recap(prepared.document.items, palette, terminal.columns()))
     yield* app.refreshStatus
     startupComplete()

@@ -14,11 +14,16 @@ import { describePlugin } from "../plugins/describe.ts"
 import { PluginLoader } from "../plugins/plugin-loader.ts"
 import { PlanFile } from "../plans/plan-file.ts"
 import type { AttachmentAction } from "../prompts/attachments.ts"
+import { emptyCommandList, type FileCommandList } from "../prompts/command-files.ts"
+import type { UserInput } from "../engine/turn.ts"
 import type { SessionSummary } from "../session/store.ts"
 import type { RecentWorkspace } from "../session/workspaces.ts"
 import { MarkdownStream } from "./markdown.ts"
 import { toolsCommand } from "./tools-command.ts"
 import { mcpCommand } from "./mcp-view.ts"
+import { usageCommand } from "./usage-command.ts"
+import { fileSlashCommand } from "./file-commands.ts"
+import { initCommand } from "./init-command.ts"
 import type { McpServersShape } from "../mcp/mcp-servers.ts"
 import type { Palette } from "../terminal/colors.ts"
 
@@ -39,6 +44,10 @@ export interface CommandContext {
   readonly workspace: () => string
   /** The session's MCP servers (/mcp); undefined when config.json names none. */
   readonly mcp: () => McpServersShape | undefined
+  /** The workspace's and home's slash commands from files (/help lists them). */
+  readonly fileCommands: () => FileCommandList
+  /** Runs a prompt's turn on the current session, as typing it would (a file command, /init). */
+  readonly turn: (input: UserInput) => Effect.Effect<void>
 }
 
 /** Which switch the host made (its Switch union's tags). */
@@ -53,6 +62,8 @@ export interface SlashCommand {
   readonly description: string
   /** Runs like a turn (spinner, prompts queued meanwhile, Ctrl+C cancels), with this activity line. */
   readonly asTurn?: string
+  /** Its work is a prompt's turn (a file command, /init), which says itself when it is cancelled. */
+  readonly promptTurn?: boolean
   readonly run: (args: string, context: CommandContext) => CommandEffect
 }
 
@@ -76,17 +87,38 @@ const showPlan = (context: CommandContext): CommandEffect =>
     })
   )
 
+interface HelpEntry {
+  readonly name: string
+  readonly usage?: string | undefined
+  readonly description: string
+  readonly aliases?: ReadonlyArray<string> | undefined
+}
+
+const helpLine = (context: CommandContext, command: HelpEntry, after = ""): string => {
+  const name = `/${command.name}${command.usage === undefined ? "" : ` ${command.usage}`}`
+  const aliases = command.aliases === undefined ? "" : context.palette.dim(` (also /${command.aliases.join(", /")})`)
+  return `  ${context.palette.cyan(name.padEnd(34))} ${command.description}${aliases}${after}`
+}
+
+/** The commands from files, with where each comes from, and the notes of files that were refused. */
+const fileCommandHelp = (context: CommandContext): Array<string> => {
+  const { commands, notes } = context.fileCommands()
+  if (commands.length === 0 && notes.length === 0) return []
+  return [
+    "",
+    ...commands.map((command) => helpLine(context, command, context.palette.dim(` (${command.source})`))),
+    ...notes.map((note) => context.palette.yellow(`  ${note}`))
+  ]
+}
+
 const helpCommand: SlashCommand = {
   name: "help",
   description: "commands and keys",
   run: (_args, context) =>
     say(
       context,
-      ...slashCommands.map((command) => {
-        const name = `/${command.name}${command.usage === undefined ? "" : ` ${command.usage}`}`
-        const aliases = command.aliases === undefined ? "" : context.palette.dim(` (also /${command.aliases.join(", /")})`)
-        return `  ${context.palette.cyan(name.padEnd(34))} ${command.description}${aliases}`
-      }),
+      ...slashCommands.map((command) => helpLine(context, command)),
+      ...fileCommandHelp(context),
       "",
       context.palette.dim("  Enter sends · Shift+Enter, Alt+Enter, Ctrl+J or a trailing \\ adds a line · Up/Down: history"),
       context.palette.dim("  Tab completes /commands and @files · Esc clears · Ctrl+C cancels a turn, twice on an empty prompt leaves · Ctrl+D leaves"),
@@ -356,21 +388,31 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
         })
       )
   },
+  initCommand,
+  { name: "usage", description: "tokens and cost of the session and of the last turn", run: usageCommand },
   { name: "exit", aliases: ["quit"], description: "leave (the session is saved)", run: (_args, context) => context.exit }
 ]
 
-export const findCommand = (name: string): SlashCommand | undefined =>
-  slashCommands.find((command) => command.name === name || (command.aliases ?? []).includes(name))
+/** Every name a built-in command answers to: a command file may not take one. */
+export const builtinCommandNames = (): ReadonlyArray<string> => slashCommands.flatMap((command) => [command.name, ...(command.aliases ?? [])])
 
-/** "/model a/b" → the command and "a/b"; undefined when the text is not a slash command. */
-export const parseCommandLine = (text: string): { readonly name: string; readonly args: string } | undefined => {
-  const match = /^\/(\S+)\s*([\s\S]*)$/.exec(text.trim())
-  return match === null ? undefined : { name: match[1] ?? "", args: (match[2] ?? "").trim() }
+/** A built-in command by name or alias, else a command from a file (a refused file's name says why it did not run). */
+export const findCommand = (name: string, files: FileCommandList = emptyCommandList): SlashCommand | undefined => {
+  const builtin = slashCommands.find((command) => command.name === name || (command.aliases ?? []).includes(name))
+  if (builtin !== undefined) return builtin
+  const fromFile = files.commands.find((command) => command.name === name)
+  if (fromFile !== undefined) return fileSlashCommand(fromFile)
+  const refused = files.refused.get(name)
+  return refused === undefined ? undefined : { name, description: "refused", run: () => Effect.fail({ message: refused }) }
 }
 
-/** Completion entries: names and aliases, with descriptions. */
-export const commandEntries = (): ReadonlyArray<{ readonly name: string; readonly description: string }> =>
-  slashCommands.flatMap((command) => [
+export { parseCommandLine } from "../prompts/command-files.ts"
+
+/** Completion entries: names and aliases, with descriptions, then the commands from files. */
+export const commandEntries = (files: FileCommandList = emptyCommandList): ReadonlyArray<{ readonly name: string; readonly description: string }> => [
+  ...slashCommands.flatMap((command) => [
     { name: command.name, description: command.description },
     ...(command.aliases ?? []).map((alias) => ({ name: alias, description: `${command.description} (= /${command.name})` }))
-  ])
+  ]),
+  ...files.commands.map((command) => ({ name: command.name, description: command.description }))
+]

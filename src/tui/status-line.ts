@@ -1,6 +1,7 @@
-/** The line under the input: mode, approval mode, model, prompt set, context use, background tasks. */
+/** The line under the input: mode, approval mode, model, prompt set, context use, session cost, background tasks. */
 import { clipText } from "./width.ts"
 import { plural } from "../text/plural.ts"
+import { formatUsd } from "../providers/cost.ts"
 
 export interface StatusInfo {
   readonly mode: string
@@ -10,6 +11,8 @@ export interface StatusInfo {
   /** Tokens the conversation occupies now (the latest request's input plus its answer). */
   readonly contextUsed: number
   readonly contextWindow: number
+  /** The session's tokens so far, and their cost when every model used has a price. */
+  readonly sessionTokens: { readonly input: number; readonly output: number; readonly usd: number | undefined }
   readonly runningTasks: number
 }
 
@@ -20,6 +23,12 @@ export const compactNumber = (value: number): string => {
   return `${(value / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`
 }
 
+/** The cost when known ("$0.0123"), else the tokens alone ("12k in 3k out"); nothing before the first request. */
+const sessionPart = (tokens: StatusInfo["sessionTokens"]): ReadonlyArray<string> => {
+  if (tokens.input === 0 && tokens.output === 0) return []
+  return [tokens.usd !== undefined ? formatUsd(tokens.usd) : `${compactNumber(tokens.input)} in ${compactNumber(tokens.output)} out`]
+}
+
 export const statusLine = (info: StatusInfo, width: number): string => {
   const percent = info.contextWindow > 0 ? Math.round((info.contextUsed / info.contextWindow) * 100) : 0
   const parts = [
@@ -28,6 +37,7 @@ export const statusLine = (info: StatusInfo, width: number): string => {
     info.model,
     `prompts ${info.promptSet}`,
     `ctx ${compactNumber(info.contextUsed)}/${compactNumber(info.contextWindow)} ${percent}%`,
+    ...sessionPart(info.sessionTokens),
     ...(info.runningTasks > 0 ? [plural(info.runningTasks, "background task")] : [])
   ]
   return clipText(parts.join(" · "), width)

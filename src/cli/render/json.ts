@@ -15,6 +15,7 @@ export const usageJson = (usage: Usage) => ({
   input_tokens: usage.inputTokens,
   output_tokens: usage.outputTokens,
   ...(usage.cachedInputTokens !== undefined ? { cached_input_tokens: usage.cachedInputTokens } : {}),
+  ...(usage.cacheWriteTokens !== undefined ? { cache_write_tokens: usage.cacheWriteTokens } : {}),
   ...(usage.reasoningTokens !== undefined ? { reasoning_tokens: usage.reasoningTokens } : {})
 })
 
@@ -58,6 +59,14 @@ export const jsonRenderer: RendererShape = {
   retrying: (info) =>
     emit({ type: "retry", attempt: info.attempt, max_attempts: info.maxAttempts, delay_ms: info.delayMs, reason: info.reason }),
   note: (text) => emit({ type: "note", text }),
-  finished: (summary) => emit({ type: "done", session: summary.sessionId, usage: usageJson(summary.usage) }),
+  // A cost is there only when every model involved has a price: tokens alone otherwise, never a guess.
+  finished: (summary) =>
+    emit({
+      type: "done",
+      session: summary.sessionId,
+      usage: usageJson(summary.usage),
+      ...(summary.usd === undefined ? {} : { cost_usd: summary.usd }),
+      session_usage: { ...usageJson(summary.session.usage), ...(summary.session.usd === undefined ? {} : { cost_usd: summary.session.usd }) }
+    }),
   failed: (message) => emit({ type: "error", message })
 }

@@ -6,12 +6,14 @@ import type { SwitchKind } from "../commands.ts"
 const notesOf = (active: ActiveSession, palette: Palette): Array<string> =>
   [...active.prepared.notes, ...active.session.notes].map((note) => palette.yellow(note))
 
-export const greeting = (active: ActiveSession, palette: Palette): Array<string> => {
+/** `commandNotes`: why command files were refused (src/prompts/command-files.ts), said once at start and in /help. */
+export const greeting = (active: ActiveSession, palette: Palette, commandNotes: ReadonlyArray<string> = []): Array<string> => {
   const { prepared } = active
   return [
     `${palette.bold("Crystal")} ${palette.dim(`· ${prepared.model.ref} · ${prepared.document.workspace}`)}`,
     palette.dim(`session ${prepared.document.id}${prepared.resumed ? " (resumed)" : ""} · /help for commands and keys · Ctrl+D leaves`),
     ...notesOf(active, palette),
+    ...commandNotes.map((note) => palette.yellow(note)),
     ""
   ]
 }

@@ -11,6 +11,9 @@ import { redactText } from "../../secrets/redact.ts"
 import { Redactor } from "../../secrets/redactor.ts"
 import { switchedTo } from "./announce.ts"
 import type { LiveRegion } from "./live.ts"
+import { promptTurn } from "./session-work.ts"
+import type { TurnView } from "../turn-view.ts"
+import type * as Scope from "effect/Scope"
 import type { Store } from "./store.ts"
 import { workspaceInputs } from "./workspace.ts"
 
@@ -23,6 +26,11 @@ export interface CommandContextParts {
   readonly columns: () => number
   readonly disabledTools: ReadonlyArray<string>
   readonly exit: Effect.Effect<void>
+  readonly view: TurnView
+  /** The app's scope: a turn's background title request runs in it. */
+  readonly scope: Scope.Scope
+  /** Reads the status line again (after the background title request: its cost changes the total). */
+  readonly refreshStatus: Effect.Effect<void>
 }
 
 /**
@@ -34,7 +42,7 @@ export const committing = (live: LiveRegion) => (session: Session, lines: Readon
   live.commit(lines.map((line) => redactText(secrets, line)))
 }
 
-export const makeCommandContext = ({ host, dialogs, store, live, palette, columns, disabledTools, exit }: CommandContextParts): CommandContext => {
+export const makeCommandContext = ({ host, dialogs, store, live, palette, columns, disabledTools, exit, view, scope, refreshStatus }: CommandContextParts): CommandContext => {
   const commit = committing(live)
   return {
     get controls() {
@@ -56,6 +64,8 @@ export const makeCommandContext = ({ host, dialogs, store, live, palette, column
     pickWorkspace: dialogs.pickWorkspace,
     sessionId: () => host.current().prepared.document.id,
     workspace: () => store.get().workspace,
-    mcp: () => host.current().session.mcp
+    mcp: () => host.current().session.mcp,
+    fileCommands: () => store.get().commands,
+    turn: (input) => promptTurn(host, view, scope, input, refreshStatus)
   }
 }

@@ -26,7 +26,7 @@ const menuKey = (state: AppState, key: Key, now: number): AppEvent | undefined =
   const chosen = completion.items[completion.selected]
   // Enter on a command runs it at once when it takes no arguments left to type.
   if (key.name === "enter" && completion.kind === "command" && chosen !== undefined) {
-    const command = findCommand(chosen.value.slice(1))
+    const command = findCommand(chosen.value.slice(1), state.commands)
     if (command?.usage === undefined || state.editor.text === chosen.value) return { _tag: "Sent", text: chosen.value, images: [], at: now }
   }
   return { _tag: "CompletionAccepted", editor: acceptCompletion(state.editor, completion) }

@@ -64,13 +64,13 @@ export const makeApp = (parts: AppParts): App => {
       const effects = store.dispatch(event)
       return effects.length === 0 ? Effect.void : Effect.forEach(effects, perform, { discard: true })
     })
-  const context = makeCommandContext({ ...parts, exit: handle({ _tag: "ExitAsked" }) })
-
   const refreshStatus = Effect.suspend(() => readStatus(host)).pipe(
     Effect.flatMap((status) => Effect.sync(() => store.update({ _tag: "StatusRead", status }))),
     Effect.exit,
     Effect.zipRight(redraw)
   )
+  const context = makeCommandContext({ ...parts, exit: handle({ _tag: "ExitAsked" }), refreshStatus })
+
   const refreshTasks = Effect.suspend(() => host.current().session.runningTasks).pipe(
     Effect.flatMap((running) =>
       Effect.sync(() => {
@@ -113,9 +113,11 @@ export const makeApp = (parts: AppParts): App => {
           Effect.map((secrets) => void appendHistory(effect.file, effect.workspace, redactText(secrets, effect.text)))
         )
       case "StartTurn":
-        return turns.start(promptTurn(host, parts.view, scope, effect.input), afterTurn)
-      case "StartCommandTurn":
-        return turns.start(commandWork(effect.command, effect.args).pipe(Effect.onInterrupt(() => say([palette.yellow("⏹ cancelled")]))), afterTurn)
+        return turns.start(promptTurn(host, parts.view, scope, effect.input, refreshStatus), afterTurn)
+      case "StartCommandTurn": {
+        const work = commandWork(effect.command, effect.args)
+        return turns.start(effect.command.promptTurn === true ? work : work.pipe(Effect.onInterrupt(() => say([palette.yellow("⏹ cancelled")]))), afterTurn)
+      }
       case "StartCommand":
         // Detached, as a command always was: leaving never cuts one short halfway through a switch.
         return commandWork(effect.command, effect.args).pipe(

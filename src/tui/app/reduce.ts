@@ -12,7 +12,7 @@ const only = (state: AppState): Step => ({ state, effects: [] })
 const completionFor = (state: AppState, editor: EditorState): Pick<AppState, "completion" | "completionDismissed"> => {
   if (state.completionDismissed !== undefined && state.completionDismissed === editor.text) return { completion: undefined, completionDismissed: state.completionDismissed }
   const previous = state.completion
-  const found = findCompletion(editor, commandEntries(), state.files)
+  const found = findCompletion(editor, commandEntries(state.commands), state.files)
   if (found !== undefined && previous !== undefined && previous.kind === found.kind) {
     const keep = found.items.findIndex((item) => item.value === previous.items[previous.selected]?.value)
     if (keep >= 0) return { completion: { ...found, selected: keep }, completionDismissed: undefined }
@@ -36,7 +36,7 @@ const submitted = (state: AppState, input: UserInput, fromQueue: boolean, at: nu
   effects.push({ _tag: "Echo", text })
   const parsed = text.startsWith("/") ? parseCommandLine(text) : undefined
   if (parsed !== undefined) {
-    const command = findCommand(parsed.name)
+    const command = findCommand(parsed.name, state.commands)
     if (command === undefined) return { state: recorded, effects: [...effects, { _tag: "UnknownCommand", name: parsed.name }] }
     if (command.asTurn !== undefined) {
       return { state: { ...recorded, turnSince: at, activity: command.asTurn }, effects: [...effects, { _tag: "StartCommandTurn", command, args: parsed.args }] }

@@ -8,6 +8,7 @@ import type * as Scope from "effect/Scope"
 import type { Session } from "../../../layers/session.ts"
 import type { SessionHostShape } from "../../../layers/session-host.ts"
 import { Conversation } from "../../engine/conversation.ts"
+import { sessionCost } from "../../providers/cost.ts"
 import { Renderer } from "../../engine/renderer.ts"
 import { runTurn, type TurnSettings, type UserInput } from "../../engine/turn.ts"
 import { planInstruction } from "../../plans/instruction.ts"
@@ -24,9 +25,10 @@ type Host = Pick<SessionHostShape, "current">
  * Names the session in the background: it never delays the input, and a failure leaves the
  * session untitled. A switch meanwhile closes the session's scope, and with it its background
  * saves, so a title that arrives after one is written here (under the session's lock). It runs in
- * `titles` (the app's scope) for that reason: a switch does not cut it short.
+ * `titles` (the app's scope) for that reason: a switch does not cut it short. `done` runs after it
+ * either way: the title request's cost changes the status line.
  */
-const nameInBackground = (host: Host, running: Session, id: string, titles: Scope.Scope) =>
+const nameInBackground = (host: Host, running: Session, id: string, titles: Scope.Scope, done: Effect.Effect<void>) =>
   running.nameSession().pipe(
     Effect.flatMap((title) => {
       const now = host.current()
@@ -44,6 +46,7 @@ const nameInBackground = (host: Host, running: Session, id: string, titles: Scop
       return saveLateTitle(Context.get(now.session.services, SessionStore), id, title)
     }),
     Effect.ignore,
+    Effect.ensuring(done),
     Effect.forkIn(titles)
   )
 
@@ -61,11 +64,11 @@ const workOnApprovedPlan = (session: Session, settings: TurnSettings) =>
   })
 
 /** A prompt's turn; its failure and its cancellation are told by the view. */
-export const promptTurn = (host: Host, view: TurnView, titles: Scope.Scope, input: UserInput): Effect.Effect<void> => {
+export const promptTurn = (host: Host, view: TurnView, titles: Scope.Scope, input: UserInput, titled: Effect.Effect<void>): Effect.Effect<void> => {
   const { session, prepared } = host.current()
   const settings: TurnSettings = { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }
   return runTurn(input, settings).pipe(
-    Effect.tap((outcome) => (outcome._tag === "Answered" ? nameInBackground(host, session, prepared.document.id, titles) : Effect.void)),
+    Effect.tap((outcome) => (outcome._tag === "Answered" ? nameInBackground(host, session, prepared.document.id, titles, titled) : Effect.void)),
     Effect.tap(() => workOnApprovedPlan(session, settings)),
     // Through the session's renderer, which redacts its secrets: a provider's error can quote a key.
     Effect.catchAll((error) => Effect.flatMap(Renderer, (renderer) => renderer.failed(error.message))),
@@ -75,12 +78,14 @@ export const promptTurn = (host: Host, view: TurnView, titles: Scope.Scope, inpu
   )
 }
 
-/** Mode, approval, model, prompt set, context use and background tasks, as the session has them now. */
+/** Mode, approval, model, prompt set, context use, session cost and background tasks, as the session has them now. */
 export const readStatus = (host: Host): Effect.Effect<StatusInfo> => {
   const { session, prepared } = host.current()
   return Effect.gen(function* () {
     const doc = yield* (yield* Conversation).document
-    const entry = (yield* Providers).current().entry
+    const providers = yield* Providers
+    const entry = providers.current().entry
+    const spent = sessionCost(doc, providers.price)
     const lastUsage = [...doc.items].reverse().find((item) => item._tag === "assistant" && item.usage !== undefined)
     const usage = lastUsage?._tag === "assistant" ? lastUsage.usage : undefined
     return {
@@ -90,6 +95,7 @@ export const readStatus = (host: Host): Effect.Effect<StatusInfo> => {
       promptSet: selectPromptSet(prepared.paths.home, prepared.prompts.promptSet).name,
       contextUsed: usage === undefined ? 0 : usage.inputTokens + usage.outputTokens,
       contextWindow: entry.capabilities.contextWindow,
+      sessionTokens: { input: spent.usage.inputTokens, output: spent.usage.outputTokens, usd: spent.usd },
       runningTasks: yield* session.runningTasks
     }
   }).pipe(Effect.provide(session.services))

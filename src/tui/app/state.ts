@@ -6,6 +6,7 @@
  */
 import type { PreparedSession } from "../../../layers/prepare.ts"
 import type { UserInput } from "../../engine/turn.ts"
+import type { FileCommandList } from "../../prompts/command-files.ts"
 import type { ImageRef } from "../../session/items.ts"
 import type { SlashCommand } from "../commands.ts"
 import type { Completion } from "../completion.ts"
@@ -21,6 +22,8 @@ export interface AppState {
   readonly workspace: string
   /** The workspace's files for @ completion; the wiring lists them on first use. */
   readonly files: () => ReadonlyArray<string>
+  /** The slash commands from files (the workspace's and the home's), read with the workspace. */
+  readonly commands: FileCommandList
   readonly historyPath: string
   readonly history: History
   readonly editor: EditorState
@@ -56,6 +59,8 @@ export interface WorkspaceInputs {
   readonly historyPath: string
   readonly history: History
   readonly files: () => ReadonlyArray<string>
+  /** The slash commands from files, home and workspace, read when the app starts or changes workspace. */
+  readonly commands: FileCommandList
 }
 
 export type AppEvent =
@@ -140,6 +145,7 @@ export const firstStatus = (prepared: PreparedSession): StatusInfo => ({
   promptSet: "default",
   contextUsed: 0,
   contextWindow: prepared.model.capabilities.contextWindow,
+  sessionTokens: { input: 0, output: 0, usd: undefined },
   runningTasks: 0
 })
 

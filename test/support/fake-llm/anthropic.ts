@@ -52,12 +52,13 @@ const stopReasons: Readonly<Record<string, string>> = {
 
 const wireStopReason = (reason: string): string => stopReasons[reason] ?? reason
 
-/** Scripted usage counts cached tokens inside the input; the wire counts them apart from it. */
+/** Scripted usage counts cache reads and writes inside the input; the wire counts them apart from it. */
 const inputCounts = (usage: ScriptedUsage): Json => {
   const cached = usage.cachedInputTokens ?? 0
+  const written = usage.cacheWriteTokens ?? 0
   return {
-    input_tokens: usage.inputTokens - cached,
-    cache_creation_input_tokens: 0,
+    input_tokens: usage.inputTokens - cached - written,
+    cache_creation_input_tokens: written,
     cache_read_input_tokens: cached
   }
 }
@@ -67,7 +68,7 @@ const outputDetails = (usage: ScriptedUsage): Json =>
 
 const startUsage = (usage: ScriptedUsage): Json => ({
   ...inputCounts(usage),
-  cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+  cache_creation: { ephemeral_5m_input_tokens: usage.cacheWriteTokens ?? 0, ephemeral_1h_input_tokens: 0 },
   output_tokens: 1,
   service_tier: "standard"
 })

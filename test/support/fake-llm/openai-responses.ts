@@ -51,7 +51,7 @@ const obfuscation = (delta: string): string => "x".repeat(Math.max(1, 16 - delta
 
 const wireUsage = (usage: ScriptedUsage): Json => ({
   input_tokens: usage.inputTokens,
-  input_tokens_details: { cache_write_tokens: 0, cached_tokens: usage.cachedInputTokens ?? 0 },
+  input_tokens_details: { cache_write_tokens: usage.cacheWriteTokens ?? 0, cached_tokens: usage.cachedInputTokens ?? 0 },
   output_tokens: usage.outputTokens,
   output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
   total_tokens: usage.inputTokens + usage.outputTokens

@@ -18,7 +18,10 @@ export interface ScriptedToolCall {
 export interface ScriptedUsage {
   readonly inputTokens: number
   readonly outputTokens: number
+  /** Part of inputTokens, like the cache writes. */
   readonly cachedInputTokens?: number
+  /** Sent by the protocols that report cache writes (Anthropic, OpenAI Responses). */
+  readonly cacheWriteTokens?: number
   readonly reasoningTokens?: number
 }
 

@@ -283,6 +283,18 @@ describe("/compact and /side", () => {
     expect(text(user)).toBe(`CUSTOM compaction in ${root}:\n[user] a question\n[assistant] an answer`)
   })
 
+  it.each([
+    ["a summary", "SUMMARY"],
+    ["an empty summary (it was billed all the same)", "  "]
+  ])("counts what %s cost in the session's usage, under the model that answered", async (_name, summary) => {
+    const { fake, prepared, run } = await openSession({ keepRecentTokens: 0 })
+    fake.script([{ text: "an answer", usage: { inputTokens: 10, outputTokens: 1 } }, { text: summary, usage: { inputTokens: 40, outputTokens: 4, cachedInputTokens: 8 } }])
+    await run((session) => Effect.zipRight(turn("a question"), session.controls.compact()))
+    const saved = await Effect.runPromise(prepared.store.load(prepared.document.id))
+    expect(saved.usage).toEqual({ inputTokens: 50, outputTokens: 5, cachedInputTokens: 8, reasoningTokens: 0 })
+    expect(saved.usageByModel).toEqual({ "fake/small": saved.usage })
+  })
+
   it("/compact with an empty summary changes nothing and says so", async () => {
     const { fake, prepared, notes, run } = await openSession({ keepRecentTokens: 0 })
     fake.script([{ text: "an answer" }, { text: "  " }])
@@ -298,7 +310,7 @@ describe("/compact and /side", () => {
     expect(saved.items.map((item) => item._tag)).toEqual(["user", "assistant"])
   })
 
-  it("/side QUESTION answers from the current context and keeps nothing", async () => {
+  it("/side QUESTION answers from the current context and keeps nothing but what it cost", async () => {
     const { fake, prepared, run } = await openSession({})
     fake.script([{ text: "an answer" }, { text: "the side answer", usage: { inputTokens: 50, outputTokens: 5 } }])
     const exit = await run((session) =>
@@ -307,7 +319,10 @@ describe("/compact and /side", () => {
         const before = yield* Effect.flatMap(Conversation, (conversation) => conversation.document)
         const answer = yield* session.controls.side("what did I ask?")
         const after = yield* Effect.flatMap(Conversation, (conversation) => conversation.document)
-        expect(after).toEqual(before)
+        expect({ ...after, usage: before.usage, usageByModel: before.usageByModel }).toEqual(before)
+        // It cost money: the session's usage counts it, under the model that answered.
+        expect(after.usage.inputTokens - before.usage.inputTokens).toBe(50)
+        expect(after.usageByModel?.["fake/small"]?.outputTokens).toBe((before.usageByModel?.["fake/small"]?.outputTokens ?? 0) + 5)
         return answer
       })
     )

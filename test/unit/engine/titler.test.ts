@@ -78,6 +78,15 @@ describe("session titles", () => {
     expect(saved.items.map((item) => item._tag)).toEqual(["user", "assistant"])
   })
 
+  it("counts what the title request cost in the session's usage, under the model that answered", async () => {
+    const { saved } = await titled({ text: "Login fix", usage: { inputTokens: 70, outputTokens: 4 } })
+    const turnUsage = saved.items.flatMap((item) => (item._tag === "assistant" && item.usage !== undefined ? [item.usage] : []))
+    expect(turnUsage).toHaveLength(1)
+    expect(saved.usage.inputTokens).toBe((turnUsage[0]?.inputTokens ?? 0) + 70)
+    expect(saved.usage.outputTokens).toBe((turnUsage[0]?.outputTokens ?? 0) + 4)
+    expect(saved.usageByModel).toEqual({ "local/m": saved.usage })
+  })
+
   it("uses a replaced topic prompt with its placeholders bound", async () => {
     const { fake, saved } = await titled({ text: "Login fix" }, { topic: "Title for {{workspace}}:\n{{conversation}}\n" })
     expect((fake.requests[1]?.body as ChatBody).messages[0]?.content).toMatch(/^Title for \/.+:\n\[user\] please fix the login bug/)

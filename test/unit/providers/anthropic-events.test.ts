@@ -15,7 +15,7 @@ describe("anthropic adapter: events", () => {
         { type: "text_delta", text: "Hel" },
         { type: "text_delta", text: "lo" },
         { type: "text_delta", text: " there" },
-        { type: "usage", usage: { inputTokens: 12, outputTokens: 3, cachedInputTokens: 0 } },
+        { type: "usage", usage: { inputTokens: 12, outputTokens: 3, cachedInputTokens: 0, cacheWriteTokens: 0 } },
         { type: "finish", reason: "stop" }
       ])
     })
@@ -46,7 +46,7 @@ describe("anthropic adapter: events", () => {
       ])
       const events = yield* collect(client.stream(requestFor(model)))
       expect(ofType(events, "usage")).toEqual([
-        { type: "usage", usage: { inputTokens: 3210, outputTokens: 42, cachedInputTokens: 3000, reasoningTokens: 30 } }
+        { type: "usage", usage: { inputTokens: 3210, outputTokens: 42, cachedInputTokens: 3000, cacheWriteTokens: 200, reasoningTokens: 30 } }
       ])
     })
   )
@@ -54,10 +54,10 @@ describe("anthropic adapter: events", () => {
   it.scopedLive("maps scripted cached input back to the same totals", () =>
     Effect.gen(function* () {
       const { fake, model, client } = yield* anthropicSetup()
-      fake.script([{ text: "ok", usage: { inputTokens: 100, outputTokens: 20, cachedInputTokens: 64, reasoningTokens: 7 } }])
+      fake.script([{ text: "ok", usage: { inputTokens: 100, outputTokens: 20, cachedInputTokens: 64, cacheWriteTokens: 16, reasoningTokens: 7 } }])
       const events = yield* collect(client.stream(requestFor(model)))
       expect(ofType(events, "usage")).toEqual([
-        { type: "usage", usage: { inputTokens: 100, outputTokens: 20, cachedInputTokens: 64, reasoningTokens: 7 } }
+        { type: "usage", usage: { inputTokens: 100, outputTokens: 20, cachedInputTokens: 64, cacheWriteTokens: 16, reasoningTokens: 7 } }
       ])
     })
   )

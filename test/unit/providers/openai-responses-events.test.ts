@@ -17,19 +17,19 @@ describe("openai-responses adapter: events", () => {
         { type: "text_delta", text: "Hel" },
         { type: "text_delta", text: "lo" },
         { type: "text_delta", text: " there" },
-        { type: "usage", usage: { inputTokens: 12, outputTokens: 3, cachedInputTokens: 0, reasoningTokens: 0 } },
+        { type: "usage", usage: { inputTokens: 12, outputTokens: 3, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } },
         { type: "finish", reason: "stop" }
       ])
     })
   )
 
-  it.scopedLive("maps cached and reasoning token counts", () =>
+  it.scopedLive("maps cached, cache-write and reasoning token counts", () =>
     Effect.gen(function* () {
       const { fake, model, client } = yield* responsesSetup()
-      fake.script([{ text: "ok", usage: { inputTokens: 100, outputTokens: 20, cachedInputTokens: 64, reasoningTokens: 7 } }])
+      fake.script([{ text: "ok", usage: { inputTokens: 100, outputTokens: 20, cachedInputTokens: 64, cacheWriteTokens: 16, reasoningTokens: 7 } }])
       const events = yield* collect(client.stream(requestFor(model)))
       expect(ofType(events, "usage")).toEqual([
-        { type: "usage", usage: { inputTokens: 100, outputTokens: 20, cachedInputTokens: 64, reasoningTokens: 7 } }
+        { type: "usage", usage: { inputTokens: 100, outputTokens: 20, cachedInputTokens: 64, cacheWriteTokens: 16, reasoningTokens: 7 } }
       ])
     })
   )
@@ -230,7 +230,7 @@ describe("openai-responses adapter: events", () => {
         fake.script([{ text: "x", finishReason: scripted, usage: { inputTokens: 5, outputTokens: 1 } }])
         const events = yield* collect(client.stream(requestFor(model)))
         expect(events.slice(-2)).toEqual([
-          { type: "usage", usage: { inputTokens: 5, outputTokens: 1, cachedInputTokens: 0, reasoningTokens: 0 } },
+          { type: "usage", usage: { inputTokens: 5, outputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } },
           { type: "finish", reason }
         ])
       })

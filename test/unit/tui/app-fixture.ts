@@ -3,11 +3,12 @@ import { editorWith, insertAtomic, type EditorState } from "../../../src/tui/edi
 import { makeHistory } from "../../../src/tui/history.ts"
 import type { Key, KeyName } from "../../../src/tui/keys.ts"
 import { initialState, type AppState } from "../../../src/tui/app/state.ts"
+import { emptyCommandList } from "../../../src/prompts/command-files.ts"
 
-export const status = { mode: "work", approval: "default", model: "local/m", promptSet: "default", contextUsed: 0, contextWindow: 32768, runningTasks: 0 }
+export const status = { mode: "work", approval: "default", model: "local/m", promptSet: "default", contextUsed: 0, contextWindow: 32768, sessionTokens: { input: 0, output: 0, usd: undefined }, runningTasks: 0 }
 
 export const appState = (overrides: Partial<AppState> = {}): AppState => ({
-  ...initialState({ workspace: "/ws", historyPath: "/home/history/ws.json", history: makeHistory(["first", "second"]), files: () => ["src/main.ts", "README.md"] }, status),
+  ...initialState({ workspace: "/ws", historyPath: "/home/history/ws.json", history: makeHistory(["first", "second"]), files: () => ["src/main.ts", "README.md"], commands: emptyCommandList }, status),
   ...overrides
 })
 

@@ -7,6 +7,7 @@ import { reduce } from "../../../src/tui/app/reduce.ts"
 import type { AppEffect, AppEvent, AppState } from "../../../src/tui/app/state.ts"
 import type { StateEvent } from "../../../src/tui/app/store.ts"
 import { appState, image, withImage } from "./app-fixture.ts"
+import { emptyCommandList } from "../../../src/prompts/command-files.ts"
 
 const at = 1_000_000
 const recorded = (text: string): AppEffect => ({ _tag: "RecordHistory", file: "/home/history/ws.json", workspace: "/ws", text })
@@ -219,7 +220,7 @@ const cases: ReadonlyArray<Case> = [
   {
     name: "another workspace brings its history and files",
     state: appState(),
-    event: { _tag: "WorkspaceChanged", workspace: "/other", historyPath: "/home/history/other.json", history: makeHistory(["there"]), files: () => [] },
+    event: { _tag: "WorkspaceChanged", workspace: "/other", historyPath: "/home/history/other.json", history: makeHistory(["there"]), files: () => [], commands: emptyCommandList },
     expect: { workspace: "/other", historyPath: "/home/history/other.json", history: makeHistory(["there"]) },
     effects: []
   }
@@ -251,7 +252,7 @@ describe("reduce", () => {
   it("an event that changes nothing returns the same record (nothing to redraw)", () => {
     const state = appState()
     expect(reduce(state, { _tag: "TasksCounted", running: 0 }).state).toBe(state)
-    expect(reduce(state, { _tag: "WorkspaceChanged", workspace: "/ws", historyPath: "/x", history: makeHistory([]), files: () => [] }).state).toBe(state)
+    expect(reduce(state, { _tag: "WorkspaceChanged", workspace: "/ws", historyPath: "/x", history: makeHistory([]), files: () => [], commands: emptyCommandList }).state).toBe(state)
   })
 
   it("the events plain callbacks apply (store.update) never ask for an effect, in any state", () => {
@@ -263,7 +264,7 @@ describe("reduce", () => {
       { _tag: "Ticked" },
       { _tag: "StatusRead", status: appState().status },
       { _tag: "TasksCounted", running: 3 },
-      { _tag: "WorkspaceChanged", workspace: "/other", historyPath: "/x", history: makeHistory([]), files: () => [] }
+      { _tag: "WorkspaceChanged", workspace: "/other", historyPath: "/x", history: makeHistory([]), files: () => [], commands: emptyCommandList }
     ]
     const states = [appState(), appState({ turnSince: 1, queue: [{ text: "q" }] }), appState({ commandRunning: true, exiting: true })]
     for (const state of states) for (const event of events) expect(reduce(state, event).effects).toEqual([])

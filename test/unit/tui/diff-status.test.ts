@@ -19,9 +19,14 @@ describe("diff", () => {
 })
 
 describe("status line", () => {
-  const info = { mode: "work", approval: "default", model: "local/m", promptSet: "default", contextUsed: 1234, contextWindow: 32768, runningTasks: 2 }
+  const fresh = { input: 0, output: 0, usd: undefined }
+  const info = { mode: "work", approval: "default", model: "local/m", promptSet: "default", contextUsed: 1234, contextWindow: 32768, sessionTokens: fresh, runningTasks: 2 }
   it("shows mode, approval, model, prompt set, context use and tasks", () => {
     expect(statusLine(info, 200)).toBe("work · approval default · local/m · prompts default · ctx 1.2k/32k 4% · 2 background tasks")
+  })
+  it("shows the session's cost when it is known, else its tokens alone", () => {
+    expect(statusLine({ ...info, sessionTokens: { input: 12_345, output: 3_000, usd: 0.04321 } }, 200)).toContain("ctx 1.2k/32k 4% · $0.0432 · 2 background tasks")
+    expect(statusLine({ ...info, sessionTokens: { input: 12_345, output: 3_000, usd: undefined } }, 200)).toContain("ctx 1.2k/32k 4% · 12k in 3k out · 2 background")
   })
   it("fits the width", () => {
     expect(statusLine(info, 40)).toHaveLength(40)
