@@ -15,7 +15,7 @@ import type { ToolboxShape } from "../src/engine/toolbox.ts"
 import { makeToolImages, type ToolImagesDeps } from "../src/engine/tool-images.ts"
 import type { BashSettings, CommandClassifier } from "../src/tools/bash-specs.ts"
 import { sessionBashTools } from "../src/tools/bash-session.ts"
-import { makeBuiltinTools, makeImageTools } from "../src/tools/builtin.ts"
+import { makeBuiltinTools, makeImageTools, makeWebFetchTools } from "../src/tools/builtin.ts"
 import { SearchIndexCache } from "../src/search/cache.ts"
 import { makeQuestionTool } from "../src/tools/question-tool.ts"
 import { makeSkillTool } from "../src/tools/skill-tool.ts"
@@ -75,6 +75,7 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
       makeQuestionTool(deps.operator),
       ...(prepared.skills.length > 0 ? [makeSkillTool(prepared.skills)] : []),
       ...makeImageTools({ describe: prepared.config.imageModel !== undefined }),
+      ...makeWebFetchTools(prepared.config.webFetch),
       ...(yield* sessionBashTools(deps.bash, deps.background, shellClassifier(prepared.paths.home)))
     ]
     const disabled = new Set(prepared.disabledTools)

@@ -1,5 +1,6 @@
 import * as path from "node:path"
 import * as Schema from "effect/Schema"
+import { allowEntryProblem } from "./address-ranges.ts"
 
 /** Absolute, with an http: or https: scheme. */
 export const isHttpURL = (text: string): boolean => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol)
@@ -223,6 +224,13 @@ export const PricingSettings = Schema.Record({ key: Schema.String, value: PriceS
   })
 )
 
+/** web_fetch's settings (docs/web-fetch.md); `false` in config.json means the tool is not offered. */
+export const WebFetchSettings = Schema.Struct({
+  /** Host names, IP addresses or CIDR ranges web_fetch may reach although they are private (loopback, LAN, link-local). */
+  allowPrivate: Schema.optional(Schema.Array(Schema.String.pipe(Schema.filter((entry) => allowEntryProblem(entry) ?? true))))
+}).annotations({ identifier: 'an object like {"allowPrivate": ["127.0.0.1", "intranet.example"]}', parseOptions: { onExcessProperty: "error" } })
+export type WebFetchSettings = typeof WebFetchSettings.Type
+
 export const BackgroundTimeout = Schema.Union(PositiveNumber, Schema.Null, Schema.Literal("unlimited"))
 
 export const Config = Schema.Struct({
@@ -251,7 +259,9 @@ export const Config = Schema.Struct({
   /** Where each session's plan file is kept (docs/plans.md). */
   plans: Schema.optional(PlansSettings),
   /** Model prices for the cost shown with usage; a model priced nowhere shows tokens only. */
-  pricing: Schema.optional(PricingSettings)
+  pricing: Schema.optional(PricingSettings),
+  /** false: web_fetch is not offered; an object: its settings. */
+  webFetch: Schema.optional(Schema.Union(WebFetchSettings, Schema.Boolean))
 })
 export type Config = typeof Config.Type
 

@@ -9,6 +9,7 @@ import type { KeyedSemaphore } from "../files/keyed-semaphore.ts"
 import type { SearchIndexCache } from "../search/cache.ts"
 import { searchSpec } from "./search-spec.ts"
 import { lazyTool, type Tool } from "./tool.ts"
+import { webFetchSpec } from "./web-fetch-spec.ts"
 import { editSpec, writeSpec } from "./write-specs.ts"
 
 /**
@@ -41,3 +42,17 @@ export const makeImageTools = (options: { readonly describe: boolean }): Readonl
   lazyTool(viewImageSpec, () => import("./view-image.ts").then((module) => module.viewImage)),
   ...(options.describe ? [lazyTool(describeImageSpec, () => import("./describe-image.ts").then((module) => module.describeImage))] : [])
 ]
+
+/**
+ * web_fetch, unless config.json says `"webFetch": false`; `allowPrivate` lists the private hosts
+ * and ranges it may reach. The fetch code and the HTML libraries load on its first call.
+ */
+export const makeWebFetchTools = (config: boolean | { readonly allowPrivate?: ReadonlyArray<string> | undefined } | undefined): ReadonlyArray<Tool> => {
+  if (config === false) return []
+  const allowPrivate = typeof config === "object" ? (config.allowPrivate ?? []) : []
+  return [
+    lazyTool(webFetchSpec, () =>
+      import("./web-fetch.ts").then((module) => module.makeWebFetch({ ...module.webFetchDefaults, allowPrivate }))
+    )
+  ]
+}

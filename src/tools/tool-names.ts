@@ -13,6 +13,7 @@ import { skillToolName } from "./skill-tool.ts"
 import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "./specs.ts"
 import { todoToolNames } from "./todo-tools.ts"
 import { editSpec, writeSpec } from "./write-specs.ts"
+import { webFetchSpec } from "./web-fetch-spec.ts"
 
 /** The built-in tools' names, in the order makeBuiltinTools offers them. */
 export const builtinToolNames: ReadonlyArray<string> = [readSpec, listSpec, treeSpec, globSpec, grepSpec, searchSpec, editSpec, writeSpec].map((spec) => spec.name)
@@ -26,6 +27,7 @@ export const sessionToolNames: ReadonlyArray<string> = [
   skillToolName,
   viewImageSpec.name,
   describeImageSpec.name,
+  webFetchSpec.name,
   ...Object.values(bashToolNames)
 ]
 

@@ -15,6 +15,7 @@ import { visible, visibleValue } from "../terminal/inert.ts"
 import { inertPrompts, type InertPrompts } from "./inert-prompts.ts"
 import { plural } from "../text/plural.ts"
 import { bashToolNames } from "../tools/bash-specs.ts"
+import { webFetchToolName } from "../tools/web-fetch-spec.ts"
 import { choosePlan } from "./plan-dialog.ts"
 
 export interface DialogHost {
@@ -81,10 +82,19 @@ const approvalLines = (request: ApprovalRequest, palette: Palette, columns: numb
   ]
 }
 
+/** The allow-for-this-session choice: web_fetch's grant is its URL's host, so the choice says so. */
+const sessionOption = (request: ApprovalRequest): { value: "AllowSession"; label: string; hint: string } => {
+  const grant = request.classification.grantKey ?? ""
+  const host = grant.slice(webFetchToolName.length + 1)
+  return request.toolName === webFetchToolName && grant.startsWith(`${webFetchToolName}:`)
+    ? { value: "AllowSession", label: "Allow this host for the session", hint: `every web_fetch from ${visible(host)}` }
+    : { value: "AllowSession", label: "Allow for this session", hint: "the same tool and command prefix or path" }
+}
+
 const chooseApproval = async (prompts: InertPrompts, io: Io, request: ApprovalRequest): Promise<ApprovalAnswer> => {
   const options: Array<{ value: ApprovalAnswer["_tag"] | "DenyMessage"; label: string; hint?: string }> = [
     { value: "AllowOnce", label: "Allow once" },
-    ...(request.classification.grantKey === undefined ? [] : [{ value: "AllowSession" as const, label: "Allow for this session", hint: "the same tool and command prefix or path" }]),
+    ...(request.classification.grantKey === undefined ? [] : [sessionOption(request)]),
     { value: "Deny", label: "Deny" },
     { value: "DenyMessage", label: "Deny with a message to the model" }
   ]

@@ -22,9 +22,9 @@ const tool = (name: string, modes = everyMode): Tool =>
 const names = (tools: ReadonlyArray<Tool>) => tools.map((candidate) => candidate.name)
 
 /** The catalogs of a real session with one skill, as the engine sees them. */
-const sessionCatalogs = async () => {
+const sessionCatalogs = async (extra: Record<string, unknown> = {}) => {
   const root = await tempDir()
-  const prepared = preparedSession(root, { providers: { local: { protocol: "openai-chat", baseURL: "http://127.0.0.1:9/v1", models: { m: {} } } } }, "local/m")
+  const prepared = preparedSession(root, { providers: { local: { protocol: "openai-chat", baseURL: "http://127.0.0.1:9/v1", models: { m: {} } } }, ...extra }, "local/m")
   const skillDir = path.join(root, "skill")
   await fs.mkdir(skillDir)
   const withSkill = { ...prepared, skills: [{ name: "s", description: "a skill", dir: skillDir, file: path.join(skillDir, "SKILL.md"), source: "workspace" as const, root: workspaceRoot(root) }] }
@@ -42,13 +42,20 @@ const sessionCatalogs = async () => {
 describe("catalogs", () => {
   it("a real session's Plan catalog is SPEC M1's and the plan tool (B9), with nothing else that writes or runs", async () => {
     const { plan } = await sessionCatalogs()
-    expect(plan).toEqual(["read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "plan", "question", "skill", "propose_plan"])
+    expect(plan).toEqual(["read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "plan", "question", "skill", "web_fetch", "propose_plan"])
+  })
+
+  it("leaves web_fetch out of both catalogs when config.json says webFetch: false", async () => {
+    const { plan, work } = await sessionCatalogs({ webFetch: false })
+    expect(plan).not.toContain("web_fetch")
+    expect(work).not.toContain("web_fetch")
+    expect(work).toContain("bash")
   })
 
   it("a real session's Work catalog is SPEC M2's, and every name it provides is one --disable-tool accepts", async () => {
     const { work, fileWriters } = await sessionCatalogs()
     expect(work).toEqual([
-      "read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "plan", "question", "skill",
+      "read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "plan", "question", "skill", "web_fetch",
       "edit", "write", "bash", "bash_start", "bash_status", "bash_logs", "bash_stop"
     ])
     // The image tools are provided too, but this model takes no images and no imageModel is configured; propose_plan is Plan mode's.

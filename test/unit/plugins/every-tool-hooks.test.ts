@@ -44,6 +44,7 @@ const sampleArguments: Readonly<Record<string, unknown>> = {
   bash_stop: { id: "bg1" },
   view_image: { path: "pic.png" },
   describe_image: { path: "pic.png" },
+  web_fetch: { url: "http://127.0.0.1:9/" },
   shout: { text: "hi" },
   add_note: { text: "hi" },
   mcp__probe__hang: {},

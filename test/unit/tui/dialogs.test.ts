@@ -99,4 +99,17 @@ describe("text from outside in a dialog", () => {
     expect(screen).toContain(hostileShown)
     expect(screen).toContain(`title ${hostileShown}`)
   })
+  it("offers web_fetch's session grant as its host, and answers AllowSession when chosen", async () => {
+    const request = {
+      toolName: "web_fetch",
+      arguments: { url: "https://docs.example.com/guide" },
+      classification: { risk: "medium", authority: "read", scope: "outside", summary: "fetch https://docs.example.com/guide", paths: [], grantKey: "web_fetch:docs.example.com" },
+      mode: "default"
+    } as const
+    const drawn: Array<string> = []
+    const answer = await typeThrough((dialogs) => dialogs.approve(request), [[/Allow web_fetch\?/, `${down}\r`]], drawn)
+    expect(answer).toEqual({ _tag: "AllowSession" })
+    expect(drawn.join("")).toMatch(/Allow this host for the session/)
+    expect(drawn.join("")).toContain("every web_fetch from docs.example.com")
+  })
 })
