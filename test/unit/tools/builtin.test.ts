@@ -59,7 +59,7 @@ describe("built-in tools", () => {
   it("loads nothing but the definitions at start-up", async () => {
     const classification = ["../approval/classification.ts", "../approval/classify-paths.ts", "../approval/protected-files.ts", "../text/bytes.ts", "../text/plural.ts", "effect/Effect", "glob-pattern.ts", "node:path"]
     expect(await eagerClosure("specs.ts")).toEqual([...classification, "effect/Schema", "params.ts", "tool.ts"].sort())
-    expect(await eagerClosure("builtin.ts")).toEqual([...classification, "effect/Schema", "image-specs.ts", "params.ts", "search-spec.ts", "specs.ts", "tool.ts", "write-specs.ts"].sort())
+    expect(await eagerClosure("builtin.ts")).toEqual([...classification, "effect/Schema", "image-specs.ts", "params.ts", "search-spec.ts", "specs.ts", "tool.ts", "web-fetch-spec.ts", "write-specs.ts"].sort())
   })
 })
 
