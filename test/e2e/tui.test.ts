@@ -53,6 +53,17 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     return (await readSession(file ?? "")).items
   }
 
+  /** The saved items once `ready` holds (up to 5 s): the session is written behind the turn, so the screen can show an answer before the file has it. */
+  const savedItemsWhen = async (sandbox: Sandbox, ready: (items: ReadonlyArray<Record<string, unknown>>) => boolean) => {
+    let items = await userItems(sandbox)
+    for (let waited = 0; !ready(items) && waited < 5000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      items = await userItems(sandbox)
+    }
+    return items
+  }
+  const isToolResult = (item: Record<string, unknown>) => item["_tag"] === "tool_result"
+
   it("streams an answer with Markdown, keeps history, and leaves on Ctrl+D with the terminal restored", async () => {
     const { sandbox, fake, terminal } = await start()
     fake.script([
@@ -118,7 +129,7 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     terminal.type("fourth")
     terminal.press("Enter")
     await terminal.waitFor(/Got three lines\./)
-    const user = (await userItems(sandbox)).find((item) => item["_tag"] === "user")
+    const user = (await savedItemsWhen(sandbox, (items) => items.some((item) => item["_tag"] === "assistant"))).find((item) => item["_tag"] === "user")
     expect(user?.["text"]).toBe("first line\nsecond line\nthird\nfourth")
   })
 
@@ -142,7 +153,7 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     terminal.press("Enter")
     await terminal.waitFor(/Edited\./)
     expect(await fs.readFile(path.join(sandbox.workspace, "notes.txt"), "utf8")).toBe("alpha\ndelta\n")
-    const results = (await userItems(sandbox)).filter((item) => item["_tag"] === "tool_result")
+    const results = (await savedItemsWhen(sandbox, (items) => items.filter(isToolResult).length >= 2)).filter(isToolResult)
     expect(String(results[0]?.["text"])).toContain("use delta instead")
     expect(results[1]).toMatchObject({ isError: false })
   })
@@ -169,7 +180,7 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     expect(terminal.screen()).toMatch(/Extras: Docker, Docs/)
     terminal.press("Enter")
     await terminal.waitFor(/Noted\./)
-    const result = (await userItems(sandbox)).find((item) => item["_tag"] === "tool_result")
+    const result = (await savedItemsWhen(sandbox, (items) => items.some(isToolResult))).find(isToolResult)
     expect(JSON.parse(String(result?.["text"]))).toEqual({
       answers: [
         { header: "DB", selected: ["SQLite"] },
@@ -203,7 +214,7 @@ describe.runIf(tmuxAvailable())("crystal in a terminal", () => {
     await terminal.waitFor(/Which database\?/)
     terminal.press("Escape")
     await terminal.waitFor(/Going with the default\./)
-    const result = (await userItems(sandbox)).find((item) => item["_tag"] === "tool_result")
+    const result = (await savedItemsWhen(sandbox, (items) => items.some(isToolResult))).find(isToolResult)
     expect(result).toMatchObject({ isError: true })
   })
 
