@@ -194,6 +194,10 @@ export const vetReadOnlyCall = (a: Analyzer, call: Call): void => {
     return builtin(a, call)
   }
   if (SELF_VETTED.has(call.base)) return
+  if (call.base === "lsof") {
+    const problem = lsofCacheProblem(call.args)
+    if (problem !== undefined) return refuse(a, `lsof: ${problem}`)
+  }
   const subcommands = SUBCOMMANDS[call.base]
   const sub = call.args[0]?.value
   if (subcommands !== undefined && sub !== undefined && subcommands[sub] !== undefined) {
@@ -212,6 +216,21 @@ export const vetReadOnlyCall = (a: Analyzer, call: Call): void => {
   }
   const problem = vetOptions(a, found, call.base, call.args)
   if (problem !== undefined) refuse(a, `${call.base}: ${problem}`)
+}
+
+/**
+ * lsof's options read, but `-D b|u` builds or updates its device cache file, at a path given with
+ * it, where the platform keeps one (not Linux): a `-D` anywhere in a letter group, or a word only
+ * known at run time, asks.
+ */
+const lsofCacheProblem = (args: ReadonlyArray<Arg>): string | undefined => {
+  for (const arg of args) {
+    const values = arg.value !== undefined ? [arg.value] : arg.candidates?.map((candidate) => candidate.value)
+    if (values === undefined) return `an argument only known at run time (${arg.raw}) may be -D, which writes the device cache`
+    if (values.some((v) => v === "--")) return undefined
+    if (values.some((v) => /^-[^-]*D/.test(v))) return "-D may build or update the device cache file"
+  }
+  return undefined
 }
 
 /** What one option word does: allowed alone, allowed taking the next word as its value, ends the options, or a problem. */

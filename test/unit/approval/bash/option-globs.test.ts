@@ -231,3 +231,11 @@ describe("arguments only known at run time given to sed and find (they asked for
     expectRunsUnasked(b.ws, "find . -name '*.txt' -exec sed -n 1p {} +")
   })
 })
+
+describe("lsof: -D builds or updates its device cache file where the platform keeps one", () => {
+  it("asks for -D in any letter group and for an argument only known at run time; common lines run unasked", async () => {
+    const b = await box({})
+    for (const line of ["lsof -Db/tmp/cache", "lsof -nPDu", "lsof -D b", "lsof $(cat flags)"]) expectAsks(b.ws, line, /lsof: .*(-D|device cache)/)
+    for (const line of ["lsof -i :8080", "lsof -nP -iTCP -sTCP:LISTEN", "lsof -p 1", "lsof +D src", "lsof -- -D"]) expectRunsUnasked(b.ws, line)
+  })
+})
