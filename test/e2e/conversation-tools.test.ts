@@ -1,20 +1,11 @@
 /** Todos, questions and skills through the compiled binary. */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { jsonLines, makeSandbox, readSession, runCrystal, sessionFiles, writeLocalConfig } from "../support/crystal.ts"
-import { startFakeLlm, type FakeLlm } from "../support/fake-llm/server.ts"
+import { useFakeServers } from "../support/fake-servers.ts"
 
-const servers: Array<FakeLlm> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()))
-})
-
-const fakeServer = async () => {
-  const fake = await startFakeLlm()
-  servers.push(fake)
-  return fake
-}
+const fakeServer = useFakeServers()
 
 type Body = { messages: Array<{ role: string; content?: unknown }>; tools?: Array<{ function: { name: string } }> }
 

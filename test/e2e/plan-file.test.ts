@@ -7,44 +7,20 @@
 import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { approvalModes } from "../../src/approval/policy.ts"
 import { jsonLines, makeSandbox, runCrystal, writeLocalConfig, type Sandbox } from "../support/crystal.ts"
-import { startFakeLlm, type FakeLlm, type Reply } from "../support/fake-llm/server.ts"
+import type { Reply } from "../support/fake-llm/server.ts"
+import { useFakeServers } from "../support/fake-servers.ts"
+import { snapshotTree as snapshot } from "../support/tree-snapshot.ts"
 import { makeFifo } from "../support/fifo.ts"
 import { tempDir } from "../support/temp.ts"
 
-const servers: Array<FakeLlm> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()))
-})
-
-const fakeServer = async () => {
-  const fake = await startFakeLlm()
-  servers.push(fake)
-  return fake
-}
+const fakeServer = useFakeServers()
 
 const project = { "src/math.js": "export const add = (a, b) => a - b\n" }
 const plan = "# Fix add\n\n- [ ] change `-` to `+` in src/math.js\n- [ ] run the tests\n"
 
-/** Every file under `root` with its content hash, links as their targets: any change shows. */
-const snapshot = async (root: string): Promise<Record<string, string>> => {
-  const result: Record<string, string> = {}
-  const visit = async (dir: string): Promise<void> => {
-    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name)
-      const name = path.relative(root, full)
-      if (entry.isSymbolicLink()) result[name] = `link:${await fs.readlink(full)}`
-      else if (entry.isDirectory()) {
-        result[name] = "dir"
-        await visit(full)
-      } else result[name] = createHash("sha256").update(await fs.readFile(full)).digest("hex")
-    }
-  }
-  await visit(root)
-  return result
-}
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex")
 

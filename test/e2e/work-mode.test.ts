@@ -1,24 +1,16 @@
 /**
  * Work and plan mode through the compiled binary: real edits, real processes, real approvals.
  */
-import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { jsonLines, makeSandbox, runCrystal, writeLocalConfig, type Sandbox } from "../support/crystal.ts"
-import { startFakeLlm, type FakeLlm, type Reply } from "../support/fake-llm/server.ts"
+import type { Reply } from "../support/fake-llm/server.ts"
+import { useFakeServers } from "../support/fake-servers.ts"
+import { snapshotTree as snapshot } from "../support/tree-snapshot.ts"
 import { tempDir } from "../support/temp.ts"
 
-const servers: Array<FakeLlm> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()))
-})
-
-const fakeServer = async () => {
-  const fake = await startFakeLlm()
-  servers.push(fake)
-  return fake
-}
+const fakeServer = useFakeServers()
 
 const project = {
   "src/math.js": "export const add = (a, b) => a - b\n",
@@ -28,23 +20,6 @@ const project = {
 const toolResults = (stdout: string) =>
   jsonLines(stdout).filter((event) => event["type"] === "tool_result").map((event) => ({ name: event["name"], ok: event["ok"], output: String(event["output"]) }))
 
-/** Every file under `root` with its content hash, links as their targets: any change shows. */
-const snapshot = async (root: string): Promise<Record<string, string>> => {
-  const result: Record<string, string> = {}
-  const visit = async (dir: string): Promise<void> => {
-    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name)
-      const name = path.relative(root, full)
-      if (entry.isSymbolicLink()) result[name] = `link:${await fs.readlink(full)}`
-      else if (entry.isDirectory()) {
-        result[name] = "dir"
-        await visit(full)
-      } else result[name] = createHash("sha256").update(await fs.readFile(full)).digest("hex")
-    }
-  }
-  await visit(root)
-  return result
-}
 
 /** Processes whose command line contains `marker`, seen from outside through /proc. */
 const processesWith = async (marker: string): Promise<Array<number>> => {

@@ -22,7 +22,7 @@ import { REDACTED } from "../../../src/secrets/redact.ts"
 import type { AssistantMessage } from "../../../src/session/items.ts"
 import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
 import { silentRenderer } from "../../support/renderer.ts"
-import { tempDir } from "../../support/temp.ts"
+import { homeAndWorkspace } from "../../support/home-and-workspace.ts"
 
 const servers: Array<FakeLlm> = []
 afterEach(async () => {
@@ -64,16 +64,11 @@ const recorder = () => {
 const setup = async (protocol: "openai-chat" | "anthropic") => {
   const fake = await startFakeLlm()
   servers.push(fake)
-  const root = await tempDir()
-  const home = path.join(root, "home")
-  const workspace = path.join(root, "ws")
-  await fs.mkdir(workspace, { recursive: true })
-  await fs.mkdir(home, { recursive: true })
   const baseURL = protocol === "anthropic" ? fake.url : `${fake.url}/v1`
-  await fs.writeFile(
-    path.join(home, "config.json"),
-    JSON.stringify({ model: "local/test-model", providers: { local: { protocol, baseURL, apiKeyEnv: "LOCAL_KEY", models: { "test-model": { reasoning: true } } } } })
-  )
+  const { home, workspace } = await homeAndWorkspace({
+    model: "local/test-model",
+    providers: { local: { protocol, baseURL, apiKeyEnv: "LOCAL_KEY", models: { "test-model": { reasoning: true } } } }
+  })
   return { fake, home, workspace, env: { CRYSTAL_HOME: home, LOCAL_KEY: "local-test-key", OPENAI_API_KEY: key } }
 }
 

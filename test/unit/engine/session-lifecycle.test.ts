@@ -18,7 +18,8 @@ import { runTurn } from "../../../src/engine/turn.ts"
 import { lockFile } from "../../../src/session/lock.ts"
 import { makeSessionStore } from "../../../src/session/store.ts"
 import { startFakeLlm, type FakeLlm } from "../../support/fake-llm/server.ts"
-import { tempDir, writeTree } from "../../support/temp.ts"
+import { homeAndWorkspace } from "../../support/home-and-workspace.ts"
+import { writeTree } from "../../support/temp.ts"
 
 const servers: Array<FakeLlm> = []
 afterEach(async () => {
@@ -43,15 +44,10 @@ interface ChatBody {
 const setup = async () => {
   const fake = await startFakeLlm()
   servers.push(fake)
-  const root = await tempDir()
-  const home = path.join(root, "home")
-  const workspace = path.join(root, "ws")
-  await fs.mkdir(workspace, { recursive: true })
-  await fs.mkdir(home, { recursive: true })
-  await fs.writeFile(
-    path.join(home, "config.json"),
-    JSON.stringify({ model: "local/test-model", providers: { local: { protocol: "openai-chat", baseURL: `${fake.url}/v1`, models: { "test-model": {} } } } })
-  )
+  const { home, workspace } = await homeAndWorkspace({
+    model: "local/test-model",
+    providers: { local: { protocol: "openai-chat", baseURL: `${fake.url}/v1`, models: { "test-model": {} } } }
+  })
   const env = { CRYSTAL_HOME: home }
   return { fake, home, workspace, env, store: makeSessionStore(path.join(home, "sessions")) }
 }

@@ -16,19 +16,11 @@ import { defaultSessionFlags } from "../../../src/cli/flags.ts"
 import { Conversation } from "../../../src/engine/conversation.ts"
 import { lockFile } from "../../../src/session/lock.ts"
 import { silentRenderer } from "../../support/renderer.ts"
-import { tempDir } from "../../support/temp.ts"
+import { homeAndWorkspace } from "../../support/home-and-workspace.ts"
 
 const setup = async () => {
-  const root = await tempDir()
-  const home = path.join(root, "home")
-  const workspace = path.join(root, "ws")
-  await fs.mkdir(workspace, { recursive: true })
-  await fs.mkdir(home, { recursive: true })
   // Nothing is asked of the model here: the address need not answer.
-  await fs.writeFile(
-    path.join(home, "config.json"),
-    JSON.stringify({ model: "local/m", providers: { local: { protocol: "openai-chat", baseURL: "http://127.0.0.1:1/v1", models: { m: {} } } } })
-  )
+  const { home, workspace } = await homeAndWorkspace({ model: "local/m", providers: { local: { protocol: "openai-chat", baseURL: "http://127.0.0.1:1/v1", models: { m: {} } } } })
   return { workspace, env: { CRYSTAL_HOME: home }, sessions: path.join(home, "sessions") }
 }
 
