@@ -16,7 +16,7 @@ import { analyzeCommandLine } from "../../src/approval/bash/analyze.ts"
 import { classifyBash } from "../../src/approval/bash/classify.ts"
 import { makePathFence } from "../../src/approval/path-fence.ts"
 import { parseShell } from "../../src/shell/parse.ts"
-import { flag, ratio } from "./measure.ts"
+import { bestPerRun, flag, ratio, us } from "./measure.ts"
 
 const batches = flag("--batches", 10)
 const runs = flag("--runs", 50)
@@ -37,19 +37,7 @@ const crystal = path.join(base, "crystal")
 for (const dir of [path.join(workspace, "src"), home, crystal]) fs.mkdirSync(dir, { recursive: true })
 const fence = makePathFence(workspace, [])
 
-const us = (milliseconds: number): string => `${(milliseconds * 1000).toFixed(1)} µs`
-
-/** Milliseconds per run: the best of `batches` batches of `runs`, after a warm-up. */
-const perRun = (run: () => unknown): number => {
-  for (let i = 0; i < 300; i++) run()
-  let best = Number.POSITIVE_INFINITY
-  for (let batch = 0; batch < batches; batch++) {
-    const start = performance.now()
-    for (let i = 0; i < runs; i++) run()
-    best = Math.min(best, (performance.now() - start) / runs)
-  }
-  return best
-}
+const perRun = (run: () => unknown): number => bestPerRun(run, { batches, runs, warmUp: 300 })
 
 const parse = perRun(() => parseShell(command))
 const analyze = perRun(() => analyzeCommandLine(command, { workspace, home }))

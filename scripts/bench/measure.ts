@@ -89,3 +89,17 @@ export const flagText = (name: string): string | undefined => {
   const at = process.argv.indexOf(name)
   return at > 0 ? process.argv[at + 1] : undefined
 }
+
+export const us = (milliseconds: number): string => `${(milliseconds * 1000).toFixed(1)} µs`
+
+/** Milliseconds per run of a synchronous `run`: the best of `batches` batches of `runs`, after `warmUp` runs. */
+export const bestPerRun = (run: () => unknown, options: { readonly batches: number; readonly runs: number; readonly warmUp: number }): number => {
+  for (let i = 0; i < options.warmUp; i++) run()
+  let best = Number.POSITIVE_INFINITY
+  for (let batch = 0; batch < options.batches; batch++) {
+    const start = performance.now()
+    for (let i = 0; i < options.runs; i++) run()
+    best = Math.min(best, (performance.now() - start) / options.runs)
+  }
+  return best
+}

@@ -12,25 +12,13 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { classifyBash } from "../../src/approval/bash/classify.ts"
 import { makePathFence } from "../../src/approval/path-fence.ts"
-import { flag, ratio } from "./measure.ts"
+import { bestPerRun, flag, ratio, us } from "./measure.ts"
 
 const batches = flag("--batches", 10)
 const runs = flag("--runs", 50)
 const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "crystal-bench-optglob-")))
 
-const us = (milliseconds: number): string => `${(milliseconds * 1000).toFixed(1)} µs`
-
-/** Milliseconds per run: the best of `batches` batches of `runs`, after a warm-up. */
-const perRun = (run: () => unknown): number => {
-  for (let i = 0; i < 100; i++) run()
-  let best = Number.POSITIVE_INFINITY
-  for (let batch = 0; batch < batches; batch++) {
-    const start = performance.now()
-    for (let i = 0; i < runs; i++) run()
-    best = Math.min(best, (performance.now() - start) / runs)
-  }
-  return best
-}
+const perRun = (run: () => unknown): number => bestPerRun(run, { batches, runs, warmUp: 100 })
 
 for (const count of [20, 10_000]) {
   const workspace = path.join(base, `ws-${count}`)
