@@ -13,7 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type { Classification } from "./classification.ts"
 import { makePathFence, type Access, type PathFence } from "./path-fence.ts"
-import { decide, modeThatWouldAllow, type ApprovalMode, type CallFacts } from "./policy.ts"
+import { decide, modeThatWouldAllow, onlySessionFile, type ApprovalMode, type CallFacts } from "./policy.ts"
 import type { ReviewerShape, ReviewResult } from "./reviewer.ts"
 
 export interface DirectoryAccess {
@@ -79,7 +79,7 @@ export const noOperatorRefusal = (request: PolicyRequest, review: ReviewResult |
   const wouldAllow = modeThatWouldAllow({
     classification: c,
     builtinEdit: request.writesThroughFence,
-    sessionFile: request.writesSessionFile === true && c.authority !== "execute"
+    sessionFile: onlySessionFile(request.writesSessionFile, c)
   })
   const hint = wouldAllow === undefined ? "" : ` It would run without asking under --approval ${wouldAllow}.`
   const reviewed = review === undefined ? "" : ` The reviewer left it to the operator: ${review.reason}`
@@ -111,7 +111,7 @@ export class ApprovalPolicy extends Context.Tag("crystal/ApprovalPolicy")<Approv
         }),
         decide: Effect.fn("ApprovalPolicy.decide")(function* (request: PolicyRequest) {
           const c = request.classification
-          const sessionFile = request.writesSessionFile === true && c.authority !== "execute"
+          const sessionFile = onlySessionFile(request.writesSessionFile, c)
           if (request.mode === "plan" && c.authority !== "read" && !sessionFile) return { _tag: "Refuse", by: "plan mode", text: planModeRefusal(c) } as const
           const facts: CallFacts = { classification: c, builtinEdit: request.writesThroughFence, sessionFile }
           const decision = decide(request.approval, facts)

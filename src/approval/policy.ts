@@ -29,6 +29,10 @@ export interface CallFacts {
   readonly sessionFile?: boolean | undefined
 }
 
+/** The call's only write is the session's own file: its spec says so and it executes nothing. */
+export const onlySessionFile = (writesSessionFile: boolean | undefined, classification: Classification): boolean =>
+  writesSessionFile === true && classification.authority !== "execute"
+
 const allow: Decision = { _tag: "Allow" }
 const ask: Decision = { _tag: "Ask" }
 
@@ -48,7 +52,7 @@ const decideByMode = (mode: ApprovalMode, facts: CallFacts): Decision => {
   if (c.risk === "forbidden") return { _tag: "Deny", reason: `forbidden: ${c.summary}` }
   // Crystal's own file at Crystal's path, the model choosing only the words: no mode guards anything
   // by asking about reading or writing it, except audit, where every call asks.
-  if (facts.sessionFile === true && c.authority !== "execute" && mode !== "audit") return allow
+  if (onlySessionFile(facts.sessionFile, c) && mode !== "audit") return allow
   switch (mode) {
     case "plan":
       return isContainedRead(c) ? allow : { _tag: "Deny", reason: "the plan approval mode only lets read-only calls inside the workspace run" }

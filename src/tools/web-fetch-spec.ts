@@ -25,6 +25,10 @@ export const webFetchURL = (text: string): URL | string => {
 /** The session grant key of a fetch: the host, so "allow for this session" covers that host only (any port, path or scheme). */
 export const webFetchGrantKey = (url: URL): string => `${webFetchToolName}:${url.hostname}`
 
+/** The host a web_fetch grant key names; undefined for any other key. */
+export const webFetchGrantHost = (grantKey: string | undefined): string | undefined =>
+  grantKey?.startsWith(`${webFetchToolName}:`) === true ? grantKey.slice(webFetchToolName.length + 1) : undefined
+
 export const webFetchSpec = toolSpec({
   name: webFetchToolName,
   modes: everyMode,

@@ -51,7 +51,6 @@ export interface CommandContext {
 }
 
 /** Which switch the host made (its Switch union's tags). */
-export type { SwitchKind } from "../../layers/session-host.ts"
 
 export type CommandEffect = Effect.Effect<void, { readonly message: string }, SessionServices>
 

@@ -29,14 +29,14 @@ export const maxItems = 8
 
 export const findCompletion = (
   state: EditorState,
-  commands: ReadonlyArray<CommandEntry>,
+  commands: () => ReadonlyArray<CommandEntry>,
   files: () => ReadonlyArray<string>
 ): Completion | undefined => {
   const before = state.text.slice(0, state.cursor)
   const command = /^\/(\S*)$/.exec(before)
   if (command !== null && !/\S/.test(state.text.slice(state.cursor, state.cursor + 1))) {
     const typed = (command[1] ?? "").toLowerCase()
-    const items = commands
+    const items = commands()
       .filter((entry) => entry.name.toLowerCase().startsWith(typed))
       .map((entry) => ({ value: `/${entry.name}`, description: entry.description }))
     return items.length === 0 ? undefined : { kind: "command", items, selected: 0, from: 0, to: state.cursor }

@@ -12,10 +12,10 @@ import type { RecentWorkspace } from "../session/workspaces.ts"
 import type { Palette } from "../terminal/colors.ts"
 import { callDiff } from "./turn-view.ts"
 import { visible, visibleValue } from "../terminal/inert.ts"
-import { inertPrompts, type InertPrompts } from "./inert-prompts.ts"
+import { inertPrompts, type DialogIo, type InertPrompts } from "./inert-prompts.ts"
 import { plural } from "../text/plural.ts"
 import { bashToolNames } from "../tools/bash-specs.ts"
-import { webFetchToolName } from "../tools/web-fetch-spec.ts"
+import { webFetchGrantHost, webFetchToolName } from "../tools/web-fetch-spec.ts"
 import { choosePlan } from "./plan-dialog.ts"
 
 export interface DialogHost {
@@ -60,7 +60,6 @@ export const pickWorkspaceAlone = (workspaces: ReadonlyArray<RecentWorkspace>): 
 /** A longer command is cut here, and says so: what is approved must never be hidden silently. */
 const maxCommandLines = 40
 
-type Io = { readonly input: Readable; readonly output: Writable }
 
 /** What the approval dialog shows above its choices: the call, its classification, its diff or command. */
 const approvalLines = (request: ApprovalRequest, palette: Palette, columns: number): Array<string> => {
@@ -84,14 +83,13 @@ const approvalLines = (request: ApprovalRequest, palette: Palette, columns: numb
 
 /** The allow-for-this-session choice: web_fetch's grant is its URL's host, so the choice says so. */
 const sessionOption = (request: ApprovalRequest): { value: "AllowSession"; label: string; hint: string } => {
-  const grant = request.classification.grantKey ?? ""
-  const host = grant.slice(webFetchToolName.length + 1)
-  return request.toolName === webFetchToolName && grant.startsWith(`${webFetchToolName}:`)
+  const host = request.toolName === webFetchToolName ? webFetchGrantHost(request.classification.grantKey) : undefined
+  return host !== undefined
     ? { value: "AllowSession", label: "Allow this host for the session", hint: `every web_fetch from ${visible(host)}` }
     : { value: "AllowSession", label: "Allow for this session", hint: "the same tool and command prefix or path" }
 }
 
-const chooseApproval = async (prompts: InertPrompts, io: Io, request: ApprovalRequest): Promise<ApprovalAnswer> => {
+const chooseApproval = async (prompts: InertPrompts, io: DialogIo, request: ApprovalRequest): Promise<ApprovalAnswer> => {
   const options: Array<{ value: ApprovalAnswer["_tag"] | "DenyMessage"; label: string; hint?: string }> = [
     { value: "AllowOnce", label: "Allow once" },
     ...(request.classification.grantKey === undefined ? [] : [sessionOption(request)]),
@@ -107,7 +105,7 @@ const chooseApproval = async (prompts: InertPrompts, io: Io, request: ApprovalRe
 }
 
 /** One question; undefined when dismissed. */
-const askOne = async (prompts: InertPrompts, io: Io, question: Question, position: string): Promise<QuestionAnswer | undefined> => {
+const askOne = async (prompts: InertPrompts, io: DialogIo, question: Question, position: string): Promise<QuestionAnswer | undefined> => {
   const options = [
     ...question.options.map((option) => ({ value: option.label, label: option.label, hint: option.description })),
     ...(question.allowCustom ? [{ value: customValue, label: "Type your own answer…" }] : [])
@@ -128,7 +126,7 @@ const askOne = async (prompts: InertPrompts, io: Io, question: Question, positio
 }
 
 /** Every question in turn, then one shared confirm step for several questions or a multi-select (SPEC T3). */
-const askAll = async (prompts: InertPrompts, io: Io, questions: ReadonlyArray<Question>): Promise<QuestionsOutcome> => {
+const askAll = async (prompts: InertPrompts, io: DialogIo, questions: ReadonlyArray<Question>): Promise<QuestionsOutcome> => {
   const single = questions.length === 1 && questions[0]?.multiSelect === false
   for (;;) {
     const answers: Array<QuestionAnswer> = []
@@ -161,7 +159,7 @@ const askAll = async (prompts: InertPrompts, io: Io, questions: ReadonlyArray<Qu
 export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
   let clack: InertPrompts | undefined
   /** Runs one dialog with the keyboard handed to clack, noticing Ctrl+C on the way. */
-  const dialog = <A>(body: (prompts: InertPrompts, io: Io) => Promise<A>): Effect.Effect<A> =>
+  const dialog = <A>(body: (prompts: InertPrompts, io: DialogIo) => Promise<A>): Effect.Effect<A> =>
     Effect.promise(async () => {
       clack ??= inertPrompts(await import("@clack/prompts"))
       host.takeOver()

@@ -6,7 +6,11 @@
  * prompt, a trust question naming a workspace's commands, session titles the model wrote, folder
  * names — and clack draws it as given. Clack's own escapes (cursor, colours) are not touched.
  */
+import type { Readable, Writable } from "node:stream"
 import { visible } from "../terminal/inert.ts"
+
+/** The streams a dialog reads keys from and draws on. */
+export type DialogIo = { readonly input: Readable; readonly output: Writable }
 
 type Clack = typeof import("@clack/prompts")
 

@@ -4,13 +4,11 @@
  * plan is read again when the editor exits and shown again).
  */
 import { spawnSync } from "node:child_process"
-import type { Readable, Writable } from "node:stream"
 import type { PlanDecision, PlanProposal } from "../plans/proposal.ts"
 import type { Palette } from "../terminal/colors.ts"
 import { codeOf } from "../text/error-text.ts"
-import type { InertPrompts } from "./inert-prompts.ts"
+import type { DialogIo, InertPrompts } from "./inert-prompts.ts"
 
-type Io = { readonly input: Readable; readonly output: Writable }
 
 export interface PlanDialogHost {
   readonly commit: (lines: ReadonlyArray<string>) => void
@@ -47,7 +45,7 @@ const planLines = (path: string, text: string, palette: Palette): ReadonlyArray<
   ...text.replace(/\n$/, "").split("\n").map((line) => `  ${line}`)
 ]
 
-export const choosePlan = async (prompts: InertPrompts, io: Io, plan: PlanProposal, host: PlanDialogHost, palette: Palette): Promise<PlanDecision> => {
+export const choosePlan = async (prompts: InertPrompts, io: DialogIo, plan: PlanProposal, host: PlanDialogHost, palette: Palette): Promise<PlanDecision> => {
   let text = plan.text
   for (;;) {
     host.commit(planLines(plan.path, text, palette))

@@ -9,6 +9,8 @@
  * and a key or value that is not UTF-8 (a path Crystal could not name exactly).
  */
 
+import { clip } from "../../text/clip.ts"
+
 export interface ConfigEntry {
   /** `section.name` or `section.subsection.name`; section and name lower-cased, the subsection as written. */
   readonly key: string
@@ -202,5 +204,5 @@ const lineAround = (bytes: Buffer, pos: number): string => {
   const start = bytes.lastIndexOf(LF, bytes[at] === LF ? at - 1 : at) + 1
   const end = bytes.indexOf(LF, start)
   const text = bytes.subarray(start, end === -1 ? bytes.length : end).toString("utf8").trim()
-  return text.length > 120 ? `${text.slice(0, 119)}…` : text
+  return clip(text, 120)
 }

@@ -40,7 +40,7 @@ export const readGitText = (file: string): string | undefined => {
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 /** Bytes that name a path: only UTF-8 can be named exactly (a lossy decoding would check another path). */
-export const utf8Text = (file: string, bytes: Uint8Array): string => {
+const utf8Text = (file: string, bytes: Uint8Array): string => {
   try {
     return utf8.decode(bytes)
   } catch {

@@ -1,7 +1,7 @@
 /** The lines that say which session the app is on: at start, and after /clear, /resume, /fork, /cd or /space. */
 import type { ActiveSession } from "../../../layers/session-host.ts"
 import type { Palette } from "../../terminal/colors.ts"
-import type { SwitchKind } from "../commands.ts"
+import type { SwitchKind } from "../../../layers/session-host.ts"
 
 const notesOf = (active: ActiveSession, palette: Palette): Array<string> =>
   [...active.prepared.notes, ...active.session.notes].map((note) => palette.yellow(note))

@@ -12,7 +12,7 @@ const only = (state: AppState): Step => ({ state, effects: [] })
 const completionFor = (state: AppState, editor: EditorState): Pick<AppState, "completion" | "completionDismissed"> => {
   if (state.completionDismissed !== undefined && state.completionDismissed === editor.text) return { completion: undefined, completionDismissed: state.completionDismissed }
   const previous = state.completion
-  const found = findCompletion(editor, commandEntries(state.commands), state.files)
+  const found = findCompletion(editor, () => commandEntries(state.commands), state.files)
   if (found !== undefined && previous !== undefined && previous.kind === found.kind) {
     const keep = found.items.findIndex((item) => item.value === previous.items[previous.selected]?.value)
     if (keep >= 0) return { completion: { ...found, selected: keep }, completionDismissed: undefined }

@@ -20,7 +20,7 @@ describe("@ file completion", () => {
     })
     const files = listWorkspaceFiles(root)
     expect(files).toEqual([".gitignore", "src/.gitignore", "src/app.ts", "src/keep.log"])
-    const completion = findCompletion({ ...emptyEditor, text: "see @secret", cursor: 11 }, [], () => files)
+    const completion = findCompletion({ ...emptyEditor, text: "see @secret", cursor: 11 }, () => [], () => files)
     expect(completion).toBeUndefined()
   })
 

@@ -60,16 +60,16 @@ describe("completion", () => {
   const files = () => ["src/main.ts", "src/tui/app.ts", "README.md"]
 
   it("offers commands by prefix at the start of the input", () => {
-    expect(findCompletion(editorWith("/p"), commands, files)?.items.map((item) => item.value)).toEqual(["/plan", "/promptset"])
-    expect(findCompletion(editorWith("say /p"), commands, files)).toBeUndefined()
-    expect(findCompletion(editorWith("/plan now"), commands, files)).toBeUndefined()
+    expect(findCompletion(editorWith("/p"), () => commands, files)?.items.map((item) => item.value)).toEqual(["/plan", "/promptset"])
+    expect(findCompletion(editorWith("say /p"), () => commands, files)).toBeUndefined()
+    expect(findCompletion(editorWith("/plan now"), () => commands, files)).toBeUndefined()
   })
 
   it("offers files for @mentions, best name match first, and inserts the path", () => {
     const state = editorWith("look at @app")
-    const completion = findCompletion(state, commands, files)
+    const completion = findCompletion(state, () => commands, files)
     expect(completion?.items.map((item) => item.value)).toEqual(["@src/tui/app.ts"])
     expect(acceptCompletion(state, completion as Completion).text).toBe("look at @src/tui/app.ts ")
-    expect(findCompletion(editorWith("mail a@b"), commands, files)).toBeUndefined()
+    expect(findCompletion(editorWith("mail a@b"), () => commands, files)).toBeUndefined()
   })
 })

@@ -264,7 +264,7 @@ const mayExpand = (arg: Arg): boolean => arg.glob || arg.candidates?.some((candi
  * The first argument the spec does not allow, described; undefined when all pass. `onGlob` hears
  * of every glob standing where the program still reads options.
  */
-export const optionProblem = (found: OptionSpec, args: ReadonlyArray<Arg>, onGlob?: (arg: Arg) => void): string | undefined => {
+const optionProblem = (found: OptionSpec, args: ReadonlyArray<Arg>, onGlob?: (arg: Arg) => void): string | undefined => {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as Arg
     if (onGlob !== undefined && mayExpand(arg)) onGlob(arg)
