@@ -6,9 +6,9 @@
  * as usual and refuses what is wrong. Nothing is sent on the connection, and a guess that turns out
  * wrong (a malformed file, say) costs one idle connection.
  */
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { resolveHome } from "../config/paths.ts"
+import { readRawConfig, type RawConfig } from "../config/raw-config.ts"
 import type { Config } from "../config/schema.ts"
 import { chooseModel, readApiKey } from "../providers/model-choice.ts"
 import { preconnectEarly } from "../providers/preconnect.ts"
@@ -16,25 +16,12 @@ import type { SessionFlags } from "./flags.ts"
 
 type Env = Readonly<Record<string, string | undefined>>
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
-
-/** config.json as written, or {} when there is none; undefined when it cannot be read as a JSON object. */
-const rawConfig = (file: string): Record<string, unknown> | undefined => {
-  try {
-    const parsed: unknown = JSON.parse(fs.readFileSync(file, "utf8"))
-    return isRecord(parsed) ? parsed : undefined
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? {} : undefined
-  }
-}
-
 /** The base URL the session will connect to for a new session started with `flags`, when start-up can tell. */
-export const expectedBaseURL = (flags: Pick<SessionFlags, "model" | "resume" | "continue">, env: Env): string | undefined => {
+export const expectedBaseURL = (flags: Pick<SessionFlags, "model" | "resume" | "continue">, env: Env, raw = readRawConfig(env)): string | undefined => {
   // A resumed session's model is in its file; not worth reading here.
   if (flags.resume !== undefined || flags.continue) return undefined
-  const configFile = path.join(resolveHome(env as NodeJS.ProcessEnv), "config.json")
-  const raw = rawConfig(configFile)
   if (raw === undefined) return undefined
+  const configFile = path.join(resolveHome(env as NodeJS.ProcessEnv), "config.json")
   try {
     // Not validated yet: any value of the wrong type only makes this guess wrong or throw.
     const config = raw as Config
@@ -50,7 +37,7 @@ export const expectedBaseURL = (flags: Pick<SessionFlags, "model" | "resume" | "
   }
 }
 
-export const connectEarly = (flags: Pick<SessionFlags, "model" | "resume" | "continue">, env: Env): void => {
-  const baseURL = expectedBaseURL(flags, env)
+export const connectEarly = (flags: Pick<SessionFlags, "model" | "resume" | "continue">, env: Env, raw: RawConfig | undefined): void => {
+  const baseURL = expectedBaseURL(flags, env, raw)
   if (baseURL !== undefined) preconnectEarly(baseURL)
 }

@@ -10,6 +10,7 @@
  * (test/unit/startup-bundle.test.ts).
  */
 import { closingSignals, signalExitCode } from "../../layers/exit-code.ts"
+import { readRawConfig } from "../config/raw-config.ts"
 import { startEarlyServers } from "../mcp/early-servers.ts"
 import { connectEarly } from "./early-connect.ts"
 import { parseFast } from "./fast-args.ts"
@@ -30,6 +31,7 @@ const exitOnSignalMeanwhile = (): void => {
 
 const invocation = parseFast(process.argv.slice(2))
 if (invocation !== undefined && invocation.flags.resume === undefined && !invocation.flags.continue) {
-  if (invocation._tag !== "Space" && startEarlyServers(process.env, process.cwd())) exitOnSignalMeanwhile()
-  connectEarly(invocation.flags, process.env)
+  const config = readRawConfig(process.env)
+  if (invocation._tag !== "Space" && startEarlyServers(process.env, process.cwd(), config)) exitOnSignalMeanwhile()
+  connectEarly(invocation.flags, process.env, config)
 }

@@ -14,11 +14,11 @@
  * Nothing here imports Effect or the SDK (test/unit/startup-bundle.test.ts).
  */
 import * as fs from "node:fs"
-import * as path from "node:path"
+import { resolveHome } from "../config/paths.ts"
 import { runDirectory, writePidFile } from "../bash/pid-file.ts"
 import { shellEnvironment } from "../bash/shell-env.ts"
 import type { McpServerSettings } from "../config/schema.ts"
-import { resolveHome } from "../config/paths.ts"
+import { isRecord, readRawConfig, type RawConfig } from "../config/raw-config.ts"
 import { planServer } from "./server-config.ts"
 import { startServerProcess, type ServerProcess, type StdioServerCommand } from "./server-process.ts"
 
@@ -37,7 +37,6 @@ let taken = false
 export const commandKey = (command: StdioServerCommand): string =>
   JSON.stringify([command.command, command.args, Object.entries(command.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), command.cwd])
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 const isStrings = (value: unknown): boolean => value === undefined || (Array.isArray(value) && value.every((item) => typeof item === "string"))
 const isStringMap = (value: unknown): boolean => value === undefined || (isRecord(value) && Object.values(value).every((item) => typeof item === "string"))
 
@@ -74,10 +73,9 @@ const shellSettings = (config: Record<string, unknown>): Parameters<typeof shell
 }
 
 /** The stdio servers a session started in `cwd` will start, as the session plans them; [] when unsure. */
-export const earlyServerCommands = (env: Env, cwd: string): Array<StdioServerCommand> => {
+export const earlyServerCommands = (env: Env, cwd: string, config = readRawConfig(env)): Array<StdioServerCommand> => {
   try {
-    const config: unknown = JSON.parse(fs.readFileSync(path.join(resolveHome(env as NodeJS.ProcessEnv), "config.json"), "utf8"))
-    if (!isRecord(config) || !isRecord(config["mcpServers"])) return []
+    if (config === undefined || !isRecord(config["mcpServers"])) return []
     const shell = shellSettings(config)
     if (shell === undefined) return []
     const workspace = fs.realpathSync(cwd)
@@ -97,9 +95,9 @@ export const earlyServerCommands = (env: Env, cwd: string): Array<StdioServerCom
 }
 
 /** Spawns config.json's stdio servers for the session about to start in `cwd`; whether it spawned any. */
-export const startEarlyServers = (env: Env, cwd: string): boolean => {
+export const startEarlyServers = (env: Env, cwd: string, config: RawConfig | undefined): boolean => {
   if (taken) return false
-  const commands = earlyServerCommands(env, cwd)
+  const commands = earlyServerCommands(env, cwd, config)
   if (commands.length === 0) return false
   early = commands.flatMap((command) => {
     try {

@@ -3,12 +3,9 @@
  * on it" in the plan dialog, or ran `crystal run --plan FILE`. The plan travels whole in the message,
  * so the turn's first request carries it even when the model never reads the file.
  */
-export interface HandedPlan {
-  readonly path: string
-  readonly text: string
-}
+import type { ProposedPlan } from "./proposal.ts"
 
-export const planInstruction = (plan: HandedPlan, prompt?: string): string => {
+export const planInstruction = (plan: ProposedPlan, prompt?: string): string => {
   const said = prompt?.trim() ?? ""
   return [
     ...(said === "" ? [] : [said, ""]),

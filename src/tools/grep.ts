@@ -29,17 +29,17 @@ export interface GrepToolOptions {
   readonly ripgrep?: string | null
 }
 
+/** What a failed walk or search tells the model. */
+const grepFailure = (error: unknown): ToolError =>
+  error instanceof ToolError
+    ? error
+    : error instanceof WalkAborted
+      ? new ToolError({ message: "grep was interrupted" })
+      : new ToolError({ message: `grep failed: ${messageOf(error)}` })
+
 /** The search without rg, as an interruptible Effect. */
 export const runBuiltinGrep = (request: GrepRequest): Effect.Effect<GrepResult, ToolError> =>
-  Effect.tryPromise({
-    try: (signal) => grepBuiltin(request, signal),
-    catch: (error) =>
-      error instanceof ToolError
-        ? error
-        : error instanceof WalkAborted
-          ? new ToolError({ message: "grep was interrupted" })
-          : new ToolError({ message: `grep failed: ${messageOf(error)}` })
-  })
+  Effect.tryPromise({ try: (signal) => grepBuiltin(request, signal), catch: grepFailure })
 
 /** How much of a named file decides whether it is binary. */
 const binarySniffBytes = 8192
@@ -56,7 +56,7 @@ const ripgrepUnlessRefused = (ripgrep: string, request: GrepRequest): Effect.Eff
     ? grepWithRipgrep(ripgrep, request)
     : Effect.tryPromise({
         try: (signal) => firstRefusedIgnoreFile(request.root, request.target, { filter: request.glob === undefined ? undefined : grepGlob(request.glob), signal }),
-        catch: (error) => (error instanceof WalkAborted ? new ToolError({ message: "grep was interrupted" }) : new ToolError({ message: `grep failed: ${messageOf(error)}` }))
+        catch: grepFailure
       }).pipe(
         Effect.flatMap((refused) =>
           refused === undefined ? grepWithRipgrep(ripgrep, request) : Effect.fail(new RipgrepUnavailable(`${refused.file} ${refused.reason}`))

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest"
 import { isProcessAlive } from "../../../src/bash/process-tree.ts"
 import { shellEnvironment } from "../../../src/bash/shell-env.ts"
 import { commandKey, earlyServerCommands, startEarlyServers, takeEarlyServers } from "../../../src/mcp/early-servers.ts"
+import { readRawConfig } from "../../../src/config/raw-config.ts"
 import { planServer } from "../../../src/mcp/server-config.ts"
 import { waitForProcesses } from "../../support/processes.ts"
 import { tempDir } from "../../support/temp.ts"
@@ -53,7 +54,7 @@ describe("early MCP servers", () => {
   it("hands a process over once for its exact command and kills the ones nobody took", async () => {
     const [aMark, bMark] = [uniqueSleep(), uniqueSleep()]
     const { env, workspace } = await homeWith({ mcpServers: { a: { command: "sleep", args: [aMark] }, b: { command: "sleep", args: [bMark] } } })
-    startEarlyServers(env, workspace)
+    startEarlyServers(env, workspace, readRawConfig(env))
     const [a, b] = earlyServerCommands(env, workspace)
     expect(await waitForProcesses(`sleep\u0000${bMark}`, (n) => n === 1)).toHaveLength(1)
     const [taken, other] = takeEarlyServers([a!, { ...b!, args: ["32"] }], 1000)
