@@ -23,3 +23,17 @@ export interface AgentDefinition {
   /** "builtin", or the file it was read from. */
   readonly source: "builtin" | { readonly path: string; readonly scope: "user" | "workspace" }
 }
+
+/** One step down the tree of agents: the `task` call that started the child, and the child's agent. */
+export interface AgentStep {
+  readonly callId: string
+  /** 1-based: the task call's number within the parent's turn (the terminal shows `task 2 › explore`). */
+  readonly index: number
+  readonly name: string
+}
+
+/** From the root's child down to the agent concerned; empty (or absent) for the root session itself. */
+export type AgentPath = ReadonlyArray<AgentStep>
+
+/** `task 1 › explore › task 2 › general`: how the terminal and notes name an agent. */
+export const agentPathLabel = (path: AgentPath): string => path.map((step) => `task ${step.index} › ${step.name}`).join(" › ")

@@ -1,5 +1,6 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type { AgentPath } from "../agents/definition.ts"
 import type { Classification } from "../approval/classification.ts"
 import type { PlanDecision, PlanProposal } from "../plans/proposal.ts"
 import type { Question, QuestionsOutcome } from "../tools/questions.ts"
@@ -10,6 +11,8 @@ export interface ApprovalRequest {
   readonly classification: Classification
   /** The approval mode in force, so the dialog can say why it is asking. */
   readonly mode: string
+  /** Set when a subagent asks (issue 26): every depth asks the root's operator, who is told which agent. */
+  readonly agent?: AgentPath | undefined
 }
 
 /** SPEC A7: allow once, allow for this session (same tool and command prefix or path), deny, deny with a message. */

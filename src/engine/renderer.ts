@@ -1,5 +1,6 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type { AgentPath } from "../agents/definition.ts"
 import type { Classification } from "../approval/classification.ts"
 import type { AssistantMessage, ToolCall, ToolResult, Usage } from "../session/items.ts"
 import type { CostedUsage } from "../providers/cost.ts"
@@ -64,6 +65,11 @@ export interface RendererShape {
   /** `usage` and `usd` are the turn's model responses; `session`, everything the session has cost so far. */
   readonly finished: (summary: FinishedSummary) => Effect.Effect<void>
   readonly failed: (message: string) => Effect.Effect<void>
+  /**
+   * Where a subagent's events go (issue 26): a renderer that marks each event with the agent's
+   * path (json: an `agent` field; terminal: an indented live line). Absent: the child is not shown.
+   */
+  readonly child?: ((path: AgentPath) => RendererShape) | undefined
 }
 
 export class Renderer extends Context.Tag("crystal/Renderer")<Renderer, RendererShape>() {}
