@@ -13,6 +13,8 @@ export interface SessionFlags extends SessionRequest {
   readonly image: ReadonlyArray<string>
   /** A plan file a `crystal run` Work turn starts from (docs/plans.md). */
   readonly plan: string | undefined
+  /** `crystal run`: the JSON Schema file the final answer must match (stdout is then that JSON value). */
+  readonly outputSchema: string | undefined
   readonly trustProjectTools: boolean
 }
 
@@ -81,6 +83,13 @@ export const sessionFlagSpecs = {
     placeholder: "FILE",
     description: "Start a crystal run Work turn from the plan in FILE (it becomes the session's plan file; the prompt, if any, goes with it)"
   },
+  outputSchema: {
+    name: "output-schema",
+    kind: "value",
+    placeholder: "FILE",
+    description:
+      "crystal run: the final answer must be one JSON value valid against the JSON Schema in FILE; stdout is exactly that value (with --format json, the done event's output). An invalid answer is retried once, then the run exits with 4"
+  },
   format: {
     name: "format",
     kind: "choice",
@@ -116,6 +125,7 @@ export const defaultSessionFlags: SessionFlags = {
   format: "text",
   image: [],
   plan: undefined,
+  outputSchema: undefined,
   resume: undefined,
   continue: false,
   trustProjectTools: false
@@ -212,6 +222,9 @@ export const scanSessionCommandLine = (
   const scanned = scanSessionFlags(command === "crystal" ? argv : rest)
   if (scanned._tag === "Problem") return { _tag: "Problem", message: `${command}: ${scanned.problem}` }
   const { flags, positionals } = scanned
+  if (command !== "crystal run" && flags.outputSchema !== undefined) {
+    return { _tag: "Problem", message: `${command}: --output-schema is for crystal run (one structured answer for a script); an interactive session does not take it` }
+  }
   if (command === "crystal") {
     if (positionals.length === 0) return { _tag: "Invocation", invocation: { _tag: "Chat", flags } }
     return { _tag: "Problem", message: `crystal: unknown command ${quoted(positionals[0] ?? "")} (commands: run, space, ${otherCommands.join(", ")})` }

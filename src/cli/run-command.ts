@@ -25,6 +25,10 @@ import { readRegularFile } from "../files/confined-read.ts"
 import { planInstruction } from "../plans/instruction.ts"
 import { maxPlanBytes } from "../plans/plan-file.ts"
 import * as path from "node:path"
+import { structuredTurn } from "./structured-turn.ts"
+import { redactValue } from "../secrets/redact-value.ts"
+import { inertJson } from "../terminal/inert.ts"
+import { writeStdout } from "../terminal/output.ts"
 
 /** Runs `action` once, when the model's first output reaches the renderer: the end of start-up. */
 const onFirstOutput = (view: RendererShape, action: () => void): RendererShape => {
@@ -90,9 +94,20 @@ const withImages = (text: string, files: ReadonlyArray<string>) =>
     return { text: `${text}\n\n${images.map((image) => image.marker).join(" ")}`, images } satisfies UserInput
   })
 
+/** The `--output-schema` file read and compiled (ajv loads here, only with the flag). */
+const readAnswerSchema = (file: string) =>
+  Effect.flatMap(
+    Effect.promise(() => import("../output-schema/schema-file.ts").then((module) => module.loadAnswerSchema(file))),
+    (loaded) => (loaded instanceof ConfigError ? Effect.fail(loaded) : Effect.succeed(loaded))
+  )
+
+/** With `--output-schema` in text, the answer's streamed text stays off stdout: only the checked value goes there. */
+const withoutAnswerText = (view: RendererShape): RendererShape => ({ ...view, textDelta: () => Effect.void })
+
 export const runCommand = (prompt: string | undefined, flags: SessionFlags): Effect.Effect<number> =>
   Effect.gen(function* () {
-    const view = yield* rendererFor(flags.format)
+    const rendered = yield* rendererFor(flags.format)
+    const view = flags.outputSchema !== undefined && flags.format === "text" ? withoutAnswerText(rendered) : rendered
     // What ends the run is said with the session's secrets redacted once there is one: a provider's
     // error message can quote a key (the session's own renderer redacts everything else).
     let redact = (message: string): Effect.Effect<string> => Effect.succeed(message)
@@ -103,6 +118,7 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
       // With --plan the plan is the instruction; a prompt is optional.
       const text = flags.plan !== undefined && prompt === undefined ? "" : yield* promptText(prompt)
       const handed = flags.plan === undefined ? undefined : yield* readPlanFlag(flags.plan)
+      const answerSchema = flags.outputSchema === undefined ? undefined : yield* readAnswerSchema(flags.outputSchema)
       const prepared = yield* prepareSession(handed === undefined ? flags : { ...flags, mode: "work" }, process.cwd(), process.env)
       const session = yield* startSession(prepared, { env: process.env, renderer: view, operator: headlessOperator })
       redact = Context.get(session.services, Redactor).redact
@@ -120,23 +136,38 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
       const typed = handed === undefined ? yield* headlessPrompt(text, prepared, session) : text
       const instruction = handed === undefined ? typed : planInstruction({ path: session.plan.path, text: handed }, text)
       const input = yield* withImages(instruction, flags.image).pipe(Effect.provide(session.services))
-      const outcome = yield* runTurn(input, { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }).pipe(
+      const settings = { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds }
+      const ran = yield* (answerSchema === undefined
+        ? Effect.map(runTurn(input, settings), (outcome) => ({ outcome, answer: undefined }))
+        : Effect.map(structuredTurn(input, settings, answerSchema), (structured) =>
+            structured._tag === "StepLimit" ? { outcome: structured.outcome, answer: undefined } : structured
+          )
+      ).pipe(
         Effect.provide(session.services),
         Effect.onInterrupt(() => view.failed("interrupted; the session keeps what was complete"))
       )
+      const { outcome, answer } = ran
       if (outcome._tag === "StepLimit") {
         yield* view.failed(`stopped at the step limit (${outcome.steps} model requests)`)
         return ExitCode.failure
       }
+      if (answer?._tag === "Invalid") {
+        yield* view.failed(yield* redact(`the answer does not match ${flags.outputSchema} after one retry: ${answer.errors.join("; ")}`))
+        return ExitCode.invalidAnswer
+      }
+      const output = answer === undefined ? undefined : redactValue(yield* Context.get(session.services, Redactor).secrets, answer.value)
       const doc = yield* Context.get(session.services, Conversation).document
-      if (doc.mode === "plan") yield* printPlan(flags.format, session.plan)
+      if (doc.mode === "plan" && answer === undefined) yield* printPlan(flags.format, session.plan)
       const prices = priceLookup(prepared.config.pricing)
       yield* view.finished({
         sessionId: prepared.document.id,
         usage: outcome.usage,
         usd: costUsage(outcome.usageByModel, prices).usd,
-        session: sessionCost(doc, prices)
+        session: sessionCost(doc, prices),
+        ...(answer === undefined ? {} : { output })
       })
+      // Text: stdout is exactly the value (the answer's streamed text was kept off it).
+      if (answer !== undefined && flags.format === "text") writeStdout(`${inertJson(output)}\n`)
       return ExitCode.ok
     })
     return yield* program.pipe(

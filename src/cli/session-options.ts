@@ -28,6 +28,7 @@ export const sessionOptions = {
   ),
   image: Options.text(spec.image.name).pipe(Options.withDescription(spec.image.description), Options.repeated),
   plan: Options.text(spec.plan.name).pipe(Options.withDescription(spec.plan.description), Options.optional),
+  outputSchema: Options.text(spec.outputSchema.name).pipe(Options.withDescription(spec.outputSchema.description), Options.optional),
   resume: Options.text(spec.resume.name).pipe(Options.withDescription(spec.resume.description), Options.optional),
   continue: Options.boolean(spec.continue.name).pipe(Options.withDescription(spec.continue.description)),
   trustProjectTools: Options.boolean(spec.trustProjectTools.name).pipe(Options.withDescription(spec.trustProjectTools.description))
@@ -44,6 +45,7 @@ export interface ParsedSessionOptions {
   readonly format: "text" | "json"
   readonly image: ReadonlyArray<string>
   readonly plan: Option.Option<string>
+  readonly outputSchema: Option.Option<string>
   readonly resume: Option.Option<string>
   readonly continue: boolean
   readonly trustProjectTools: boolean
@@ -60,6 +62,7 @@ export const toSessionFlags = (parsed: ParsedSessionOptions): SessionFlags => ({
   format: parsed.format,
   image: parsed.image,
   plan: Option.getOrUndefined(parsed.plan),
+  outputSchema: Option.getOrUndefined(parsed.outputSchema),
   resume: Option.getOrUndefined(parsed.resume),
   continue: parsed.continue,
   trustProjectTools: parsed.trustProjectTools

@@ -12,6 +12,8 @@ export interface FinishedSummary {
   /** Undefined when a model of the turn has no price. */
   readonly usd: number | undefined
   readonly session: CostedUsage
+  /** `crystal run --output-schema`: the final answer, a JSON value valid against the schema (present only then). */
+  readonly output?: unknown
 }
 
 export interface SessionInfo {

@@ -8,7 +8,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import type { ProviderError } from "../providers/errors.ts"
-import type { ModelEvent } from "../providers/model-client.ts"
+import type { ModelEvent, OutputSchema } from "../providers/model-client.ts"
+import { withAnswerInstruction } from "./answer-instruction.ts"
 import { retryStream } from "../providers/retry.ts"
 import { addUsage, emptyUsage, recordUsage } from "../session/document.ts"
 import { newItemId } from "../session/ids.ts"
@@ -37,6 +38,10 @@ export interface TurnSettings {
   readonly maxSteps: number
   /** retry.maxWaitSeconds of config.json: the longest retry-after waited for (default 60). */
   readonly maxRetryWaitSeconds?: number | undefined
+  /** `crystal run --output-schema`: the final answer's JSON Schema, sent with every request. */
+  readonly outputSchema?: OutputSchema | undefined
+  /** A turn that only corrects the final answer: its requests carry no tool definitions. */
+  readonly answerOnly?: boolean | undefined
 }
 
 /** `usage` sums the turn's model responses; `usageByModel` splits it by "provider/model" for pricing. */
@@ -131,7 +136,14 @@ const respond = (settings: TurnSettings) => Effect.gen(function* () {
     // TransformModel / RebuildModel change this call only; the transcript keeps what was stored.
     const outbound = yield* hooks.outbound(
       doc.mode,
-      { system: doc.system ?? "", items, tools: toolDefinitions(catalog), model, ...(images === undefined ? {} : { images }) },
+      {
+        system: withAnswerInstruction(doc.system ?? "", settings.outputSchema),
+        items,
+        tools: settings.answerOnly === true ? [] : toolDefinitions(catalog),
+        model,
+        ...(images === undefined ? {} : { images }),
+        ...(settings.outputSchema === undefined ? {} : { outputSchema: settings.outputSchema })
+      },
       heldImages(doc.items)
     )
     const request = outbound.changed ? yield* withImages(outbound.request) : outbound.request

@@ -17,6 +17,7 @@
  *   continues from an assistant message that has no thinking to replay (e.g. it came from another
  *   model): the API rejects thinking then.
  */
+import { answerTool, answerToolChoice } from "./anthropic-answer-tool.ts"
 import type {
   Base64ImageSource,
   ContentBlockParam,
@@ -181,6 +182,14 @@ export const anthropicTools = (tools: ReadonlyArray<ToolDefinition>): Array<Tool
     input_schema: { ...tool.inputSchema, type: "object" }
   }))
 
+/** The request's tools, and with `--output-schema` the answer tool and a choice that leads to it. */
+const tools = (request: ModelRequest, thinking: boolean): Pick<MessageCreateParamsStreaming, "tools" | "tool_choice"> => {
+  const own = request.tools.length === 0 ? [] : anthropicTools(request.tools)
+  const schema = request.outputSchema
+  if (schema === undefined) return own.length === 0 ? {} : { tools: own }
+  return { tools: [...own, answerTool(schema)], tool_choice: answerToolChoice(schema, own.length, thinking) }
+}
+
 export const anthropicRequestBody = (request: ModelRequest): MessageCreateParamsStreaming => {
   const messages = anthropicMessages(request)
   const thinking = thinkingConfig(request, messages)
@@ -189,7 +198,7 @@ export const anthropicRequestBody = (request: ModelRequest): MessageCreateParams
     max_tokens: request.model.capabilities.maxOutputTokens,
     ...(request.system === "" ? {} : { system: request.system }),
     messages,
-    ...(request.tools.length === 0 ? {} : { tools: anthropicTools(request.tools) }),
+    ...tools(request, thinking !== undefined),
     ...(thinking === undefined ? {} : { thinking }),
     stream: true
   }

@@ -14,6 +14,7 @@ import type { Stream as SdkStream } from "@anthropic-ai/sdk/core/streaming"
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages"
 import { makeAnthropicStreamDecoder } from "./anthropic-decode.ts"
 import { anthropicRequestBody } from "./anthropic-encode.ts"
+import { answerToolAsText } from "./anthropic-answer-tool.ts"
 import type { ModelEntry } from "./catalog.ts"
 import { ProviderError, type ProviderErrorKind } from "./errors.ts"
 import {
@@ -150,8 +151,8 @@ const toProviderError = (
 }
 
 /** A ModelClient for one model of an Anthropic Messages provider; the API key is read from `env`. */
-export const makeAnthropicClient = (model: ModelEntry, env: Env): ModelClientShape =>
-  makeStreamingClient({
+export const makeAnthropicClient = (model: ModelEntry, env: Env): ModelClientShape => {
+  const client = makeStreamingClient({
     model,
     env,
     open: (apiKey) => openConnection(model, apiKey),
@@ -161,3 +162,7 @@ export const makeAnthropicClient = (model: ModelEntry, env: Env): ModelClientSha
     decoder: () => makeAnthropicStreamDecoder(newCallId),
     toProviderError: (error, state, { sdk }) => toProviderError(model, sdk, error, state)
   })
+  return {
+    stream: (request) => (request.outputSchema === undefined ? client.stream(request) : answerToolAsText(request.outputSchema)(client.stream(request)))
+  }
+}

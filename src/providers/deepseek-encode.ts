@@ -100,6 +100,8 @@ export const deepseekRequestBody = (request: ModelRequest): DeepSeekChatBody => 
   return {
     ...body,
     messages: withReasoning(body.messages, request.items, reasoningToReplay(request.items, thinkingRequested)),
+    // DeepSeek takes no json_schema: JSON mode at most, the schema goes in the instructions.
+    ...(request.outputSchema === undefined ? {} : { response_format: { type: "json_object" as const } }),
     ...(thinkingRequested ? { thinking: { type: "enabled" } } : {})
   }
 }

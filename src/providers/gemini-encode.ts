@@ -177,6 +177,9 @@ export const geminiRequest = (request: ModelRequest): GeminiRequest => ({
     ...(request.system === "" ? {} : { systemInstruction: { parts: [{ text: request.system }] } }),
     ...(request.tools.length === 0 ? {} : { tools: [{ functionDeclarations: geminiFunctionDeclarations(request.tools) }] }),
     maxOutputTokens: request.model.capabilities.maxOutputTokens,
+    ...(request.outputSchema === undefined
+      ? {}
+      : { responseMimeType: "application/json", responseJsonSchema: { ...request.outputSchema.schema } }),
     ...(request.model.capabilities.reasoning ? { thinkingConfig: { includeThoughts: true } } : {})
   }
 })

@@ -30,6 +30,16 @@ export const imagesWithBytes = (refs: ReadonlyArray<ImageRef> | undefined, image
 /** An image as a data URL (OpenAI's wire shape). */
 export const dataUrl = (image: ImageBytes): string => `data:${image.mime};base64,${image.base64}`
 
+/**
+ * `crystal run --output-schema`: the JSON Schema the final answer must match. Each adapter asks for
+ * it the way its wire can (README, "Structured answers"); the engine validates the answer anyway.
+ */
+export interface OutputSchema {
+  /** Letters, digits, `_` and `-`: OpenAI's json_schema name and Anthropic's answer tool. */
+  readonly name: string
+  readonly schema: Readonly<Record<string, unknown>>
+}
+
 export interface ModelRequest {
   readonly system: string
   readonly items: ReadonlyArray<TranscriptItem>
@@ -41,6 +51,8 @@ export interface ModelRequest {
    * sent as its marker text alone.
    */
   readonly images?: ReadonlyMap<string, ImageBytes>
+  /** The final answer's JSON Schema, on every request of a `crystal run --output-schema` turn. */
+  readonly outputSchema?: OutputSchema | undefined
 }
 
 export type ModelEvent =

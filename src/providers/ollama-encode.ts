@@ -43,6 +43,8 @@ export interface OllamaChatBody {
   readonly messages: ReadonlyArray<OllamaWireMessage>
   readonly tools?: ReadonlyArray<OllamaWireTool>
   readonly think?: boolean
+  /** A JSON Schema the reply is constrained to. */
+  readonly format?: Readonly<Record<string, unknown>>
   readonly options: { readonly num_ctx: number; readonly num_predict: number }
   readonly stream: true
 }
@@ -140,6 +142,9 @@ export const ollamaRequestBody = (request: ModelRequest): OllamaChatBody => {
     messages: ollamaMessages(request),
     ...(request.tools.length === 0 ? {} : { tools: ollamaTools(request.tools) }),
     ...(capabilities.reasoning ? { think: true } : {}),
+    // Ollama lets `format` override tool calling (the model can no longer call a tool: ollama/ollama
+    // #8095, #13750), so the schema is sent only on a request without tools: the answer's retry.
+    ...(request.outputSchema !== undefined && request.tools.length === 0 ? { format: { ...request.outputSchema.schema } } : {}),
     options: { num_ctx: capabilities.contextWindow, num_predict: capabilities.maxOutputTokens },
     stream: true
   }

@@ -107,6 +107,10 @@ export const chatRequestBody = (request: ModelRequest): ChatCompletionCreatePara
   messages: chatMessages(request.system, request.items, request.images),
   ...(request.tools.length === 0 ? {} : { tools: chatTools(request.tools) }),
   max_tokens: request.model.capabilities.maxOutputTokens,
+  // Not strict: strict mode takes only a subset of JSON Schema; the engine validates the answer.
+  ...(request.outputSchema === undefined
+    ? {}
+    : { response_format: { type: "json_schema" as const, json_schema: { name: request.outputSchema.name, schema: { ...request.outputSchema.schema }, strict: false } } }),
   stream: true,
   stream_options: { include_usage: true }
 })

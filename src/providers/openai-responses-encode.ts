@@ -179,6 +179,10 @@ export const responsesRequestBody = (request: ModelRequest, options: ResponsesBo
       ? { include: ["reasoning.encrypted_content" as const], reasoning: { summary: "auto" as const } }
       : {}),
     ...(options.serviceTier === undefined ? {} : { service_tier: options.serviceTier }),
+    // Not strict: strict mode takes only a subset of JSON Schema; the engine validates the answer.
+    ...(request.outputSchema === undefined
+      ? {}
+      : { text: { format: { type: "json_schema" as const, name: request.outputSchema.name, schema: { ...request.outputSchema.schema }, strict: false } } }),
     stream: true
   }
 }

@@ -64,6 +64,8 @@ describe("the start-up bundle", () => {
     // With no MCP server configured nothing of the SDK is loaded (issue 15), and of src/mcp only
     // what reads config.json's stdio servers to spawn them early (src/cli/early-start.ts).
     expect(inputs.filter((input) => input.includes("@modelcontextprotocol"))).toEqual([])
+    // ajv is loaded only by `crystal run --output-schema` (src/output-schema/schema-file.ts).
+    expect(inputs.filter((input) => input.includes("node_modules/ajv"))).toEqual([])
     expect(inputs.filter((input) => input.startsWith("src/mcp/")).sort()).toEqual(["src/mcp/early-servers.ts", "src/mcp/server-config.ts", "src/mcp/server-process.ts"])
     // Besides the entry's own: the chunk it shares with the other commands, and the one it shares
     // with src/cli/early-start.ts (the early MCP start, below).

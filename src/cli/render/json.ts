@@ -66,7 +66,8 @@ export const jsonRenderer: RendererShape = {
       session: summary.sessionId,
       usage: usageJson(summary.usage),
       ...(summary.usd === undefined ? {} : { cost_usd: summary.usd }),
-      session_usage: { ...usageJson(summary.session.usage), ...(summary.session.usd === undefined ? {} : { cost_usd: summary.session.usd }) }
+      session_usage: { ...usageJson(summary.session.usage), ...(summary.session.usd === undefined ? {} : { cost_usd: summary.session.usd }) },
+      ...("output" in summary ? { output: summary.output } : {})
     }),
   failed: (message) => emit({ type: "error", message })
 }

@@ -22,6 +22,8 @@ const accepted: ReadonlyArray<ReadonlyArray<string>> = [
   ["run", "--mode", "plan", "--approval", "full", "plan it"],
   ["--mode=work", "--approval=edit"],
   ["run", "--approval", "review", "hi"],
+  ["run", "--output-schema", "answer.json", "--format", "json", "hi"],
+  ["run", "--output-schema=answer.json", "hi"],
   ["--approval=review"],
   ["space"],
   ["space", "../other"],

@@ -4,7 +4,7 @@ import { checkSessionArgs, fullCliDisagreement } from "../../../src/cli/flag-che
 import { parseFull } from "./parse-full.ts"
 
 const flagList =
-  "--model, --mode, --approval, --disable-tool, --prompt-set, --prompt-attachments, --prompt-attachment, --image, --plan, --format, --resume, --continue, --trust-project-tools"
+  "--model, --mode, --approval, --disable-tool, --prompt-set, --prompt-attachments, --prompt-attachment, --image, --plan, --output-schema, --format, --resume, --continue, --trust-project-tools"
 
 /** argv → the one line it gets; every one of these is declined by the fast path first. */
 const rejected: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
@@ -17,6 +17,8 @@ const rejected: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
   [["run", "--prompt-attachments", "maybe", "hi"], 'crystal run: --prompt-attachments "maybe" is not one of on, off'],
   [["--format", "xml"], 'crystal: --format "xml" is not one of text, json'],
   [["space", "--mode", "x"], 'crystal space: --mode "x" is not one of plan, work'],
+  [["--output-schema", "s.json"], "crystal: --output-schema is for crystal run (one structured answer for a script); an interactive session does not take it"],
+  [["space", "--output-schema=s.json", "dir"], "crystal space: --output-schema is for crystal run (one structured answer for a script); an interactive session does not take it"],
   [["run", "--bogus", "x", "hi"], `crystal run: unknown flag --bogus (its flags: ${flagList}; --help lists them)`],
   [["run", "--bogus=1", "hi"], `crystal run: unknown flag --bogus (its flags: ${flagList}; --help lists them)`],
   [["run", "-x"], `crystal run: unknown flag -x (its flags: ${flagList}; --help lists them)`],

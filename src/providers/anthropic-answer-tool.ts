@@ -1,0 +1,47 @@
+/**
+ * `--output-schema` on the Anthropic Messages API, which has no structured-output field: the schema
+ * becomes a tool the model gives its final answer through, and the call comes back to the engine as
+ * the answer's text. The model must call some tool on every step (tool_choice "any"), so its other
+ * tools still work before the answer; with thinking on the API refuses a forced choice, and the
+ * instructions alone ask for the tool (an answer in plain text is validated all the same).
+ */
+import * as Stream from "effect/Stream"
+import type { Tool, ToolChoice } from "@anthropic-ai/sdk/resources/messages"
+import type { ProviderError } from "./errors.ts"
+import type { ModelEvent, OutputSchema } from "./model-client.ts"
+
+/** A tool's input is an object: any other schema is wrapped in one, as its `answer`. */
+const wrapped = (schema: OutputSchema): boolean => schema.schema["type"] !== "object"
+
+export const answerTool = (schema: OutputSchema): Tool => ({
+  name: schema.name,
+  description:
+    "Give your final answer by calling this tool, once you are done with the other tools; its input is the answer. Do not answer in plain text.",
+  input_schema: wrapped(schema)
+    ? { type: "object", properties: { answer: { ...schema.schema } }, required: ["answer"] }
+    : { ...schema.schema, type: "object" }
+})
+
+export const answerToolChoice = (schema: OutputSchema, otherTools: number, thinking: boolean): ToolChoice =>
+  thinking ? { type: "auto" } : otherTools === 0 ? { type: "tool", name: schema.name } : { type: "any" }
+
+/** The answer tool's input as the answer's JSON text (a raw string: input that was not JSON, left for the validator to name). */
+const answerText = (schema: OutputSchema, input: unknown): string => {
+  if (typeof input === "string") return input
+  const value = wrapped(schema) && typeof input === "object" && input !== null && "answer" in input ? input.answer : input
+  return JSON.stringify(value) ?? ""
+}
+
+/** The model's call of the answer tool, as text; a response that made no other call finished with "stop". */
+export const answerToolAsText = (schema: OutputSchema) => <R>(events: Stream.Stream<ModelEvent, ProviderError, R>) =>
+  Stream.suspend(() => {
+    let otherCalls = false
+    return Stream.map(events, (event): ModelEvent => {
+      if (event.type === "tool_call") {
+        if (event.name === schema.name) return { type: "text_delta", text: answerText(schema, event.arguments) }
+        otherCalls = true
+      }
+      if (event.type === "finish" && event.reason === "tool_calls" && !otherCalls) return { type: "finish", reason: "stop" }
+      return event
+    })
+  })

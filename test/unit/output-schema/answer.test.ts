@@ -1,0 +1,45 @@
+import * as fsp from "node:fs/promises"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { ConfigError } from "../../../src/config/errors.ts"
+import { checkAnswer } from "../../../src/output-schema/answer.ts"
+import { loadAnswerSchema, type AnswerSchema } from "../../../src/output-schema/schema-file.ts"
+import { tempDir } from "../../support/temp.ts"
+
+const load = async (schema: unknown): Promise<AnswerSchema> => {
+  const file = path.join(await tempDir("crystal-schema-"), "schema.json")
+  await fsp.writeFile(file, JSON.stringify(schema))
+  const loaded = await loadAnswerSchema(file)
+  if (loaded instanceof ConfigError) throw new Error(loaded.message)
+  return loaded
+}
+
+const person = { type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false }
+
+describe("the final answer read against --output-schema", () => {
+  const cases: ReadonlyArray<readonly [string, string, unknown]> = [
+    ["plain JSON", '{"name":"Ada"}', { _tag: "Valid", value: { name: "Ada" } }],
+    ["JSON with blank lines around it", '\n  {"name": "Ada"}\n\n', { _tag: "Valid", value: { name: "Ada" } }],
+    ["one json code fence around it", '```json\n{"name": "Ada"}\n```', { _tag: "Valid", value: { name: "Ada" } }],
+    ["prose", "Here it is: Ada", { _tag: "Invalid", errors: [expect.stringMatching(/^the answer is not one JSON value/)] }],
+    ["nothing", "  ", { _tag: "Invalid", errors: ["the answer is empty: one JSON value was expected"] }],
+    ["two values", '{"name":"Ada"} {"name":"Bob"}', { _tag: "Invalid", errors: [expect.stringMatching(/^the answer is not one JSON value/)] }],
+    ["a wrong type", '{"name": 1}', { _tag: "Invalid", errors: ["/name: must be string"] }],
+    ["a missing and an extra property", '{"nick": "A"}', { _tag: "Invalid", errors: ["the answer: must have required property 'name'", "the answer: must NOT have additional properties (nick)"] }]
+  ]
+  it.each(cases)("%s", async (_name, text, expected) => {
+    expect(checkAnswer(await load(person), text)).toEqual(expected)
+  })
+
+  it("takes the draft a schema declares (2019-09, draft-07) and 2020-12 by default", async () => {
+    for (const $schema of ["https://json-schema.org/draft/2019-09/schema", "http://json-schema.org/draft-07/schema#", undefined]) {
+      const schema = await load({ ...($schema === undefined ? {} : { $schema }), type: "array", items: { type: "integer" } })
+      expect(checkAnswer(schema, "[1, 2]")).toEqual({ _tag: "Valid", value: [1, 2] })
+      expect(checkAnswer(schema, '[1, "x"]')).toEqual({ _tag: "Invalid", errors: ["/1: must be integer"] })
+    }
+  })
+
+  it("does not check formats (no format vocabulary is bundled): a declared format is no error", async () => {
+    expect(checkAnswer(await load({ type: "string", format: "date-time" }), '"not a date"')._tag).toBe("Valid")
+  })
+})
