@@ -5,8 +5,8 @@
  */
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { inertJson } from "../terminal/inert.ts"
-import { writeInertStderr, writeStdout } from "../terminal/output.ts"
+import { writeInertStderr } from "../terminal/output.ts"
+import { writeJsonEvent } from "./render/json-event.ts"
 import type { ArgsProblem } from "./flag-check.ts"
 import { otherCommands } from "./flags.ts"
 import { oneLine } from "../text/clip.ts"
@@ -43,6 +43,6 @@ export const reportCliError = (argv: ReadonlyArray<string>, captured: string): v
 
 /** A problem found by flag-check.ts: a line on stderr, or the JSON error event under --format json. */
 export const reportArgsProblem = (problem: ArgsProblem): void => {
-  if (problem.json) writeStdout(`${inertJson({ type: "error", message: problem.message })}\n`)
+  if (problem.json) writeJsonEvent({ type: "error", message: problem.message })
   else writeInertStderr(`${problem.message}\n`)
 }

@@ -3,6 +3,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
+import { checkJsonEvents } from "./json-events.ts"
 import { tempDir } from "./temp.ts"
 
 export const crystalBinary = path.resolve(import.meta.dirname, "..", "..", "dist", process.platform === "win32" ? "crystal.exe" : "crystal")
@@ -105,11 +106,18 @@ export const runCrystal = (sandbox: Sandbox, args: ReadonlyArray<string>, option
     child.stdin.end(options.stdin ?? "")
   })
 
-export const jsonLines = (stdout: string): ReadonlyArray<Record<string, unknown>> =>
-  stdout
+/**
+ * The events of a `crystal run --format json` stdout, each checked against the contract
+ * (test/support/json-events.ts): an event the schema does not describe fails the test that read it.
+ */
+export const jsonLines = (stdout: string): ReadonlyArray<Record<string, unknown>> => {
+  const events = stdout
     .split("\n")
     .filter((line) => line !== "")
     .map((line) => JSON.parse(line) as Record<string, unknown>)
+  checkJsonEvents(events)
+  return events
+}
 
 export const sessionFiles = async (sandbox: Sandbox): Promise<ReadonlyArray<string>> => {
   const dir = path.join(sandbox.home, "sessions")

@@ -5,7 +5,8 @@
  */
 import * as Effect from "effect/Effect"
 import type { PlanFileShape } from "../../plans/plan-file.ts"
-import { inertJson, visible } from "../../terminal/inert.ts"
+import { visible } from "../../terminal/inert.ts"
+import { writeJsonEvent } from "./json-event.ts"
 import { writeStderr, writeStdout } from "../../terminal/output.ts"
 import type { OutputFormat } from "../flags.ts"
 import { isTerminal } from "../prompt-input.ts"
@@ -21,7 +22,7 @@ export const printPlan = (format: OutputFormat, plan: PlanFileShape): Effect.Eff
       if (format === "text") yield* Effect.sync(() => writeStderr(visible(`The plan was not read: ${read.reason}.\n`)))
       return
     }
-    if (format === "json") return yield* Effect.sync(() => writeStdout(`${inertJson({ type: "plan", path: plan.path, text: read.text })}\n`))
+    if (format === "json") return yield* Effect.sync(() => writeJsonEvent({ type: "plan", path: plan.path, text: read.text }))
     const terminal = yield* Effect.promise(() => isTerminal(1))
     const text = `\nPlan: ${plan.path}\n\n${read.text.endsWith("\n") ? read.text : `${read.text}\n`}`
     yield* Effect.sync(() => writeStdout(terminal ? visible(text) : text))
