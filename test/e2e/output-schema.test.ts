@@ -171,6 +171,21 @@ describe.each(cases)("--output-schema on the $protocol protocol", (protocolCase)
   })
 })
 
+describe("--output-schema with --format json", () => {
+  it("an answer invalid twice ends the stream with an error event naming the errors (exit 4), no done event", async () => {
+    const { sandbox, fake, schemaFile } = await setUp(cases[0] as ProtocolCase)
+    fake.script([{ text: "not json" }, text({ files: 2, summary: "x", extra: true })])
+    const result = await runCrystal(sandbox, ["run", "--format", "json", "--output-schema", schemaFile, "how many?"], { env })
+    expect(result.code).toBe(4)
+    const events = jsonLines(result.stdout)
+    expect(events.some((event) => event["type"] === "done")).toBe(false)
+    const last = events.at(-1)
+    expect(last?.["type"]).toBe("error")
+    expect(last?.["message"]).toContain("must NOT have additional properties (extra)")
+    expect(JSON.stringify(fake.requests[1]?.body)).toContain("the answer is not one JSON value")
+  })
+})
+
 describe("--output-schema: what is not run", () => {
   const broken: ReadonlyArray<readonly [string, string | undefined, string]> = [
     ["missing", undefined, "does not exist"],

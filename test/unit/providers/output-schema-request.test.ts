@@ -1,0 +1,100 @@
+/**
+ * `--output-schema` in each adapter's request body (pure encoders), and the Anthropic answer tool's
+ * call coming back as the answer's text.
+ */
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { describe, expect, it } from "vitest"
+import { answerToolAsText } from "../../../src/providers/anthropic-answer-tool.ts"
+import { anthropicRequestBody } from "../../../src/providers/anthropic-encode.ts"
+import { deepseekRequestBody } from "../../../src/providers/deepseek-encode.ts"
+import { geminiRequest } from "../../../src/providers/gemini-encode.ts"
+import type { ModelEvent, OutputSchema, ToolDefinition } from "../../../src/providers/model-client.ts"
+import { ollamaRequestBody } from "../../../src/providers/ollama-encode.ts"
+import { chatRequestBody } from "../../../src/providers/openai-chat-encode.ts"
+import { responsesRequestBody } from "../../../src/providers/openai-responses-encode.ts"
+import { localModel } from "../../support/model-entry.ts"
+import { requestFor } from "./fixtures.ts"
+
+const objectSchema: OutputSchema = { name: "final_answer", schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } }
+const arraySchema: OutputSchema = { name: "final_answer", schema: { type: "array", items: { type: "string" } } }
+const glob: ToolDefinition = { name: "glob", description: "find files", inputSchema: { type: "object", properties: { pattern: { type: "string" } } } }
+const model = localModel()
+const thinkingModel = { ...model, capabilities: { ...model.capabilities, reasoning: true, maxOutputTokens: 16_000 } }
+const withSchema = (tools: ReadonlyArray<ToolDefinition>, schema = objectSchema, entry = model) => requestFor(entry, { tools, outputSchema: schema })
+
+describe("the output schema on each wire", () => {
+  it("is absent from every body without --output-schema", () => {
+    const plain = requestFor(model, { tools: [glob] })
+    expect(chatRequestBody(plain)).not.toHaveProperty("response_format")
+    expect(responsesRequestBody(plain)).not.toHaveProperty("text")
+    expect(deepseekRequestBody(plain)).not.toHaveProperty("response_format")
+    expect(geminiRequest(plain).config).not.toHaveProperty("responseJsonSchema")
+    expect(ollamaRequestBody(plain)).not.toHaveProperty("format")
+    expect(anthropicRequestBody(plain)).not.toHaveProperty("tool_choice")
+  })
+
+  it("Chat Completions: response_format json_schema, not strict, next to the tools", () => {
+    const body = chatRequestBody(withSchema([glob]))
+    expect(body.response_format).toEqual({ type: "json_schema", json_schema: { name: "final_answer", schema: objectSchema.schema, strict: false } })
+    expect(body.tools).toHaveLength(1)
+  })
+
+  it("Responses: text.format json_schema, not strict", () => {
+    expect(responsesRequestBody(withSchema([glob])).text).toEqual({ format: { type: "json_schema", name: "final_answer", schema: objectSchema.schema, strict: false } })
+  })
+
+  it("DeepSeek: JSON mode only (no json_schema on its API)", () => {
+    expect(deepseekRequestBody(withSchema([glob])).response_format).toEqual({ type: "json_object" })
+  })
+
+  it("Gemini: responseMimeType and responseJsonSchema", () => {
+    const { config } = geminiRequest(withSchema([glob]))
+    expect(config?.responseMimeType).toBe("application/json")
+    expect(config?.responseJsonSchema).toEqual(objectSchema.schema)
+  })
+
+  it("Ollama: format only on a request without tools (format would override tool calling)", () => {
+    expect(ollamaRequestBody(withSchema([glob]))).not.toHaveProperty("format")
+    expect(ollamaRequestBody(withSchema([])).format).toEqual(objectSchema.schema)
+  })
+
+  const choices = [
+    ["with other tools: any tool, so they still work", [glob], model, { type: "any" }],
+    ["without other tools (the retry): the answer tool itself", [], model, { type: "tool", name: "final_answer" }],
+    ["with thinking on (a forced choice is refused then): auto", [glob], thinkingModel, { type: "auto" }]
+  ] as const
+  it.each(choices)("Anthropic: the answer tool after the others, tool_choice %s", (_name, tools, entry, choice) => {
+    const body = anthropicRequestBody(withSchema(tools, objectSchema, entry))
+    expect(body.tools?.map((tool) => ("name" in tool ? tool.name : undefined))).toEqual([...tools.map((tool) => tool.name), "final_answer"])
+    expect(body.tool_choice).toEqual(choice)
+  })
+
+  it("Anthropic: a schema that is not an object is wrapped as the tool input's `answer`", () => {
+    const tool = anthropicRequestBody(withSchema([], arraySchema)).tools?.at(-1)
+    expect(tool).toMatchObject({ name: "final_answer", input_schema: { type: "object", properties: { answer: arraySchema.schema }, required: ["answer"] } })
+  })
+})
+
+const mapped = (schema: OutputSchema, events: ReadonlyArray<ModelEvent>) =>
+  Chunk.toReadonlyArray(Effect.runSync(Stream.runCollect(answerToolAsText(schema)(Stream.fromIterable(events)))))
+
+describe("the Anthropic answer tool's call", () => {
+  it("comes back as the answer's text, and the response finishes as a plain answer", () => {
+    expect(mapped(objectSchema, [{ type: "tool_call", id: "t1", name: "final_answer", arguments: { n: 1 } }, { type: "finish", reason: "tool_calls" }])).toEqual([
+      { type: "text_delta", text: '{"n":1}' },
+      { type: "finish", reason: "stop" }
+    ])
+  })
+
+  it("unwraps a wrapped answer, and passes arguments that were not JSON on as they came (the validator names them)", () => {
+    expect(mapped(arraySchema, [{ type: "tool_call", id: "t1", name: "final_answer", arguments: { answer: ["a"] } }])).toEqual([{ type: "text_delta", text: '["a"]' }])
+    expect(mapped(objectSchema, [{ type: "tool_call", id: "t1", name: "final_answer", arguments: "{n:" }])).toEqual([{ type: "text_delta", text: "{n:" }])
+  })
+
+  it("leaves other tool calls alone, and their finish reason", () => {
+    const events: ReadonlyArray<ModelEvent> = [{ type: "tool_call", id: "t1", name: "glob", arguments: {} }, { type: "finish", reason: "tool_calls" }]
+    expect(mapped(objectSchema, events)).toEqual(events)
+  })
+})
