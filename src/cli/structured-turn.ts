@@ -38,12 +38,14 @@ const combined = (first: TurnOutcome, second: TurnOutcome): TurnOutcome => ({
 
 export const structuredTurn = (input: UserInput, settings: TurnSettings, schema: AnswerSchema) =>
   Effect.gen(function* () {
-    const first = yield* runTurn(input, { ...settings, outputSchema: schema })
+    // What the requests carry: the schema and its name, not the validator.
+    const outputSchema = { name: schema.name, schema: schema.schema }
+    const first = yield* runTurn(input, { ...settings, outputSchema })
     if (first._tag === "StepLimit") return { _tag: "StepLimit", outcome: first } satisfies StructuredOutcome
     const answer = checkAnswer(schema, yield* lastAnswerText)
     if (answer._tag === "Valid") return { _tag: "Checked", outcome: first, answer } satisfies StructuredOutcome
     yield* (yield* Renderer).note(`The answer does not match ${schema.file} (${answer.errors.join("; ")}); asking the model once more.`)
-    const second = yield* runTurn(retryInstruction(answer.errors), { ...settings, outputSchema: schema, answerOnly: true })
+    const second = yield* runTurn(retryInstruction(answer.errors), { ...settings, outputSchema, answerOnly: true })
     const outcome = combined(first, second)
     if (second._tag === "StepLimit") return { _tag: "StepLimit", outcome } satisfies StructuredOutcome
     return { _tag: "Checked", outcome, answer: checkAnswer(schema, yield* lastAnswerText) } satisfies StructuredOutcome
