@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto"
 import type { TrustDecision } from "../trust/trust-question.ts"
-import type { TrustEntry } from "../trust/trust-store.ts"
+import { isTrusted, type TrustEntry } from "../trust/trust-store.ts"
 import type { AgentDefinition } from "./definition.ts"
 import type { LoadedAgents } from "./load.ts"
 
@@ -54,4 +54,18 @@ export const applyAgentTrust = (loaded: LoadedAgents, decision: Pick<TrustDecisi
     return { ...agent, model: "inherit" }
   })
   return changed ? { ...loaded, agents, notes: [...loaded.notes, ...notes] } : loaded
+}
+
+/**
+ * For listings: whether a workspace agent's model is trusted now (an unreadable trust file trusts
+ * nothing); undefined for an agent that needs no trust.
+ */
+export const modelTrusted = (home: string, workspace: string, agent: AgentDefinition): boolean | undefined => {
+  const entry = agentTrustEntry(workspace, agent)
+  if (entry === undefined) return undefined
+  try {
+    return isTrusted(home, entry)
+  } catch {
+    return false
+  }
 }
