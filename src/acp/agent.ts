@@ -1,0 +1,97 @@
+/**
+ * `crystal acp`: Crystal as an Agent Client Protocol agent on stdin/stdout, built on the official
+ * SDK's stable v1 entry point (nothing Crystal uses needs /unstable). Stdout carries protocol
+ * messages only: everything Crystal would print goes to stderr. Sessions close (saved, processes
+ * stopped) when the client closes the connection or Crystal is told to stop.
+ */
+import { Readable } from "node:stream"
+import * as Effect from "effect/Effect"
+import * as acp from "@agentclientprotocol/sdk"
+import { ExitCode } from "../../layers/exit-code.ts"
+import { startupComplete } from "../../layers/runtime.ts"
+import { writeInertStderr, writeStdout } from "../terminal/output.ts"
+import { AcpSession, type AcpPeer } from "./session.ts"
+import { messageOf } from "../text/error-text.ts"
+
+const log = (text: string): void => writeInertStderr(`crystal acp: ${text}\n`)
+
+/** Protocol messages, written whole and in order (the same synchronous writes as the rest of Crystal). */
+const stdoutStream = (): WritableStream<Uint8Array> => {
+  const decoder = new TextDecoder()
+  return new WritableStream({ write: (chunk) => writeStdout(decoder.decode(chunk, { stream: true })) })
+}
+
+/** Nothing but the protocol on stdout, whatever a library does with console.log. */
+const keepStdoutForProtocol = (): void => {
+  console.log = console.error
+  console.info = console.error
+  console.debug = console.error
+}
+
+const refusal = (error: unknown): never => {
+  if (error instanceof acp.RequestError) throw error
+  throw new acp.RequestError(-32603, messageOf(error))
+}
+
+export const runAcp = (version: string): Effect.Effect<number> =>
+  Effect.gen(function* () {
+    keepStdoutForProtocol()
+    const sessions = new Map<string, AcpSession>()
+    const find = (sessionId: string): AcpSession => {
+      const session = sessions.get(sessionId)
+      if (session === undefined) throw acp.RequestError.sessionNotFound(sessionId)
+      return session
+    }
+    // Handlers run only once the connection below exists, and `peer` with it.
+    const open = async (request: Parameters<typeof AcpSession.open>[0]) => {
+      if (request.resume !== undefined) await sessions.get(request.resume)?.close()
+      const session = await AcpSession.open(request, peer, process.env).catch(refusal)
+      sessions.set(session.id, session)
+      startupComplete()
+      return session
+    }
+
+    const app = acp
+      .agent({ name: "crystal" })
+      .onRequest(acp.methods.agent.initialize, ({ params }) => ({
+        protocolVersion: Math.min(params.protocolVersion, acp.PROTOCOL_VERSION),
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: true, audio: false, embeddedContext: true },
+          mcpCapabilities: { http: true, sse: true }
+        },
+        agentInfo: { name: "crystal", title: "Crystal", version },
+        authMethods: []
+      }))
+      .onRequest(acp.methods.agent.session.new, async ({ params }) => {
+        const session = await open({ cwd: params.cwd, mcpServers: params.mcpServers })
+        return { sessionId: session.id, modes: await session.modes() }
+      })
+      .onRequest(acp.methods.agent.session.load, async ({ params }) => {
+        const session = await open({ cwd: params.cwd, mcpServers: params.mcpServers, resume: params.sessionId })
+        await session.replay()
+        return { modes: await session.modes() }
+      })
+      .onRequest(acp.methods.agent.session.prompt, async ({ params }) => ({
+        stopReason: await find(params.sessionId).prompt(params.prompt).catch(refusal)
+      }))
+      .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
+        await find(params.sessionId).setMode(params.modeId).catch(refusal)
+        return {}
+      })
+      .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {
+        await sessions.get(params.sessionId)?.cancel()
+      })
+
+    const input = Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array> // node's web stream type differs from the DOM one only in name
+    const connection = app.connect(acp.ndJsonStream(stdoutStream(), input))
+    const peer: AcpPeer = {
+      update: (sessionId, update) => connection.client.notify(acp.methods.client.session.update, { sessionId, update }).catch(() => undefined),
+      requestPermission: (request, signal) =>
+        connection.client.request(acp.methods.client.session.requestPermission, request, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+      log
+    }
+    const closeAll = Effect.promise(() => Promise.all([...sessions.values()].map((session) => session.close().catch((error: unknown) => log(String(error))))))
+    yield* Effect.promise(() => connection.closed).pipe(Effect.ensuring(closeAll))
+    return ExitCode.ok
+  })
