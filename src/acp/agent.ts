@@ -37,6 +37,8 @@ export const runAcp = (version: string): Effect.Effect<number> =>
   Effect.gen(function* () {
     keepStdoutForProtocol()
     const sessions = new Map<string, AcpSession>()
+    // What the client said it offers, in initialize.
+    const offered = { read: false, write: false }
     const find = (sessionId: string): AcpSession => {
       const session = sessions.get(sessionId)
       if (session === undefined) throw acp.RequestError.sessionNotFound(sessionId)
@@ -53,16 +55,20 @@ export const runAcp = (version: string): Effect.Effect<number> =>
 
     const app = acp
       .agent({ name: "crystal" })
-      .onRequest(acp.methods.agent.initialize, ({ params }) => ({
-        protocolVersion: Math.min(params.protocolVersion, acp.PROTOCOL_VERSION),
-        agentCapabilities: {
-          loadSession: true,
-          promptCapabilities: { image: true, audio: false, embeddedContext: true },
-          mcpCapabilities: { http: true, sse: true }
-        },
-        agentInfo: { name: "crystal", title: "Crystal", version },
-        authMethods: []
-      }))
+      .onRequest(acp.methods.agent.initialize, ({ params }) => {
+        offered.read = params.clientCapabilities?.fs?.readTextFile === true
+        offered.write = params.clientCapabilities?.fs?.writeTextFile === true
+        return {
+          protocolVersion: Math.min(params.protocolVersion, acp.PROTOCOL_VERSION),
+          agentCapabilities: {
+            loadSession: true,
+            promptCapabilities: { image: true, audio: false, embeddedContext: true },
+            mcpCapabilities: { http: true, sse: true }
+          },
+          agentInfo: { name: "crystal", title: "Crystal", version },
+          authMethods: []
+        }
+      })
       .onRequest(acp.methods.agent.session.new, async ({ params }) => {
         const session = await open({ cwd: params.cwd, mcpServers: params.mcpServers })
         return { sessionId: session.id, modes: await session.modes() }
@@ -89,7 +95,20 @@ export const runAcp = (version: string): Effect.Effect<number> =>
       update: (sessionId, update) => connection.client.notify(acp.methods.client.session.update, { sessionId, update }).catch(() => undefined),
       requestPermission: (request, signal) =>
         connection.client.request(acp.methods.client.session.requestPermission, request, { cancellationSignal: signal, stopWaitingOnCancel: true }),
-      log
+      log,
+      editorFiles: (sessionId) =>
+        !offered.read && !offered.write
+          ? undefined
+          : {
+              read: offered.read
+                ? async (file) => (await connection.client.request(acp.methods.client.fs.readTextFile, { sessionId, path: file })).content
+                : undefined,
+              write: offered.write
+                ? async (file, content) => {
+                    await connection.client.request(acp.methods.client.fs.writeTextFile, { sessionId, path: file, content })
+                  }
+                : undefined
+            }
     }
     const closeAll = Effect.promise(() => Promise.all([...sessions.values()].map((session) => session.close().catch((error: unknown) => log(String(error))))))
     yield* Effect.promise(() => connection.closed).pipe(Effect.ensuring(closeAll))

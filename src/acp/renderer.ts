@@ -51,10 +51,12 @@ export interface AcpRendererDeps {
   readonly calls: RunningCalls
   /** A turn's stderr-only notes (retries, start-up notes): what an editor logs, not the conversation. */
   readonly log: (text: string) => void
+  /** The editor's text of a file, where it offers reads: a diff then shows what its buffer holds. */
+  readonly editorRead?: ((file: string) => Promise<string>) | undefined
 }
 
 /** null: the file does not exist; undefined: not shown (unreadable or too large). */
-const snapshot = (file: string | undefined): string | null | undefined => {
+const diskSnapshot = (file: string | undefined): string | null | undefined => {
   if (file === undefined) return undefined
   try {
     const stat = fs.statSync(file)
@@ -63,6 +65,12 @@ const snapshot = (file: string | undefined): string | null | undefined => {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : undefined
   }
+}
+
+const snapshot = (file: string | undefined, editorRead: AcpRendererDeps["editorRead"]): Effect.Effect<string | null | undefined> => {
+  const onDisk = diskSnapshot(file)
+  if (file === undefined || editorRead === undefined || typeof onDisk !== "string") return Effect.succeed(onDisk)
+  return Effect.promise(() => editorRead(file).catch(() => onDisk))
 }
 
 const textContent = (text: string): ToolCallContent => ({ type: "content", content: { type: "text", text } })
@@ -96,11 +104,11 @@ export const makeAcpRenderer = (deps: AcpRendererDeps, path: AgentPath = []): Re
     reasoningDelta: (text) => (root ? deps.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text } }) : Effect.void),
     assistantMessage: () => Effect.void,
     toolStarted: (call) =>
-      Effect.suspend(() => {
+      Effect.gen(function* () {
         const view = viewToolCall(call.name, call.arguments, deps.workspace)
-        const before = changesFile(call.name) ? snapshot(callPath(call.name, call.arguments, deps.workspace)) : undefined
+        const before = changesFile(call.name) ? yield* snapshot(callPath(call.name, call.arguments, deps.workspace), deps.editorRead) : undefined
         deps.calls.started(agent, call, ids(call), before)
-        return deps.send({
+        return yield* deps.send({
           sessionUpdate: "tool_call",
           toolCallId: ids(call),
           title: `${label}${view.title}`,
@@ -125,14 +133,14 @@ export const makeAcpRenderer = (deps: AcpRendererDeps, path: AgentPath = []): Re
             return running === undefined ? Effect.void : deps.send({ sessionUpdate: "tool_call_update", toolCallId: running.toolCallId, content: [textContent(event.message ?? "")] })
           }),
     toolFinished: (result) =>
-      Effect.suspend(() => {
+      Effect.gen(function* () {
         const running = deps.calls.current(agent)
         deps.calls.finished(agent)
         const call = running?.call
         const content: Array<ToolCallContent> = []
         const file = call === undefined ? undefined : callPath(call.name, call.arguments, deps.workspace)
         if (!result.isError && call !== undefined && changesFile(call.name) && file !== undefined && running?.before !== undefined) {
-          const after = snapshot(file)
+          const after = yield* snapshot(file, deps.editorRead)
           if (typeof after === "string") content.push({ type: "diff", path: file, oldText: running.before, newText: after })
         }
         content.push(textContent(result.text))
@@ -144,7 +152,8 @@ export const makeAcpRenderer = (deps: AcpRendererDeps, path: AgentPath = []): Re
           rawOutput: { output: result.text, isError: result.isError }
         })
         const plan = root && !result.isError && call?.name === todoToolNames.write ? todoPlan(call.arguments) : undefined
-        return plan === undefined ? update : Effect.zipRight(update, deps.send(plan))
+        yield* update
+        if (plan !== undefined) yield* deps.send(plan)
       }),
     retrying: (info) => Effect.sync(() => deps.log(`retrying (${info.attempt}/${info.maxAttempts}) in ${Math.round(info.delayMs / 1000)} s: ${info.reason}`)),
     note: (text) => Effect.sync(() => deps.log(`${label}${text}`)),

@@ -22,6 +22,7 @@ import { makeAcpOperator } from "./operator.ts"
 import { promptInput } from "./prompt-input.ts"
 import { makeAcpRenderer, RunningCalls } from "./renderer.ts"
 import { replayUpdates } from "./replay.ts"
+import type { EditorFiles } from "../tools/tool.ts"
 
 /** What a session needs of the connection. */
 export interface AcpPeer {
@@ -30,6 +31,8 @@ export interface AcpPeer {
   readonly requestPermission: (request: RequestPermissionRequest, signal: AbortSignal) => Promise<RequestPermissionResponse>
   /** A line for the operator on stderr (what an editor keeps in its agent log). */
   readonly log: (text: string) => void
+  /** The client's fs methods for this session, those it offers (initialize's clientCapabilities.fs). */
+  readonly editorFiles: (sessionId: string) => EditorFiles | undefined
 }
 
 export interface OpenRequest {
@@ -84,10 +87,11 @@ export class AcpSession {
         const send = (update: SessionUpdate) => Effect.promise(() => peer.update(sessionId, update))
         const calls = new RunningCalls()
         const workspace = prepared.document.workspace
-        const renderer = makeAcpRenderer({ workspace, send, calls, log: peer.log })
+        const editorFiles = peer.editorFiles(sessionId)
+        const renderer = makeAcpRenderer({ workspace, send, calls, log: peer.log, editorRead: editorFiles?.read })
         const operator = makeAcpOperator({ sessionId, workspace, calls, requestPermission: peer.requestPermission, log: peer.log })
         const scope = yield* Scope.make()
-        const session = yield* startSession(prepared, { env, renderer, operator }).pipe(
+        const session = yield* startSession(prepared, { env, renderer, operator, editorFiles }).pipe(
           Scope.extend(scope),
           Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
         )
