@@ -78,9 +78,17 @@ export const runAcp = (version: string): Effect.Effect<number> =>
         await session.replay()
         return { modes: await session.modes() }
       })
-      .onRequest(acp.methods.agent.session.prompt, async ({ params }) => ({
-        stopReason: await find(params.sessionId).prompt(params.prompt).catch(refusal)
-      }))
+      .onRequest(acp.methods.agent.session.prompt, async ({ params, signal }) => {
+        const session = find(params.sessionId)
+        // A $/cancel_request of the prompt cancels its turn as session/cancel does.
+        const cancel = () => void session.cancel()
+        signal.addEventListener("abort", cancel)
+        try {
+          return { stopReason: await session.prompt(params.prompt).catch(refusal) }
+        } finally {
+          signal.removeEventListener("abort", cancel)
+        }
+      })
       .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
         await find(params.sessionId).setMode(params.modeId).catch(refusal)
         return {}

@@ -163,6 +163,20 @@ describe("crystal acp", () => {
     expect(messageText(client, session.sessionId, "agent_message_chunk")).toBe("Still here.")
   })
 
+  it("a $/cancel_request of the prompt cancels its turn as session/cancel does", async () => {
+    const { sandbox, fake, client } = await setup()
+    const session = await newSession(client, sandbox)
+    await client.agent.request("session/set_mode", { sessionId: session.sessionId, modeId: "full" })
+    const marker = `acp-cancel-request-${process.pid}-${Date.now()}`
+    fake.script([{ toolCalls: [{ id: "long", name: "bash", arguments: { command: `sh -c 'sleep 30' ${marker}` } }] }])
+    const abort = new AbortController()
+    const prompt = client.agent.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: "wait" }] }, { cancellationSignal: abort.signal })
+    await until(async () => (await processesWith(marker)).length > 0)
+    abort.abort()
+    expect((await prompt).stopReason).toBe("cancelled")
+    expect(await processesWith(marker)).toEqual([])
+  })
+
   it("starts the MCP servers the client names and calls their tools", async () => {
     const { sandbox, fake, client } = await setup()
     const session = await newSession(client, sandbox, [{ name: "everything", command: process.execPath, args: [everythingServer, "stdio"], env: [] }])
