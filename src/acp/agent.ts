@@ -4,21 +4,54 @@
  * messages only: everything Crystal would print goes to stderr. Sessions close (saved, processes
  * stopped) when the client closes the connection or Crystal is told to stop.
  */
-import { Readable } from "node:stream"
 import * as Effect from "effect/Effect"
 import * as acp from "@agentclientprotocol/sdk"
 import { ExitCode } from "../../layers/exit-code.ts"
 import { startupComplete } from "../../layers/runtime.ts"
 import { writeInertStderr, writeStdout } from "../terminal/output.ts"
 import { AcpSession, type AcpPeer } from "./session.ts"
+import { handoff } from "./handoff.ts"
+import { initializeResult } from "./initialize.ts"
+import { stdinStream } from "./stdin.ts"
 import { messageOf } from "../text/error-text.ts"
 
 const log = (text: string): void => writeInertStderr(`crystal acp: ${text}\n`)
 
-/** Protocol messages, written whole and in order (the same synchronous writes as the rest of Crystal). */
-const stdoutStream = (): WritableStream<Uint8Array> => {
+/**
+ * Protocol messages, written whole and in order (the same synchronous writes as the rest of
+ * Crystal). The SDK's answer to an `initialize` the start-up path already answered is dropped.
+ */
+const stdoutStream = (answered: string | number | undefined): WritableStream<Uint8Array> => {
   const decoder = new TextDecoder()
-  return new WritableStream({ write: (chunk) => writeStdout(decoder.decode(chunk, { stream: true })) })
+  let pending = answered
+  let partial = ""
+  return new WritableStream({
+    write: (chunk) => {
+      const text = partial + decoder.decode(chunk, { stream: true })
+      const end = text.lastIndexOf("\n") + 1
+      partial = text.slice(end)
+      const lines = text.slice(0, end).split("\n").filter((line) => line !== "")
+      for (const line of lines) {
+        if (pending !== undefined && isAnswerTo(line, pending)) {
+          pending = undefined
+          continue
+        }
+        writeStdout(`${line}\n`)
+      }
+    }
+  })
+}
+
+const isAnswerTo = (line: string, id: string | number): boolean => {
+  try {
+    const message = JSON.parse(line) as { id?: unknown; result?: unknown; error?: unknown }
+    if (message.id !== id) return false
+    // The early answer was a success: an error here means the SDK saw it otherwise, which the operator should know.
+    if (message.error !== undefined) log(`initialize: the SDK refused what was already answered: ${JSON.stringify(message.error)}`)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** Nothing but the protocol on stdout, whatever a library does with console.log. */
@@ -58,16 +91,7 @@ export const runAcp = (version: string): Effect.Effect<number> =>
       .onRequest(acp.methods.agent.initialize, ({ params }) => {
         offered.read = params.clientCapabilities?.fs?.readTextFile === true
         offered.write = params.clientCapabilities?.fs?.writeTextFile === true
-        return {
-          protocolVersion: Math.min(params.protocolVersion, acp.PROTOCOL_VERSION),
-          agentCapabilities: {
-            loadSession: true,
-            promptCapabilities: { image: true, audio: false, embeddedContext: true },
-            mcpCapabilities: { http: true, sse: true }
-          },
-          agentInfo: { name: "crystal", title: "Crystal", version },
-          authMethods: []
-        }
+        return initializeResult(params.protocolVersion, version)
       })
       .onRequest(acp.methods.agent.session.new, async ({ params }) => {
         const session = await open({ cwd: params.cwd, mcpServers: params.mcpServers })
@@ -97,8 +121,7 @@ export const runAcp = (version: string): Effect.Effect<number> =>
         await sessions.get(params.sessionId)?.cancel()
       })
 
-    const input = Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array> // node's web stream type differs from the DOM one only in name
-    const connection = app.connect(acp.ndJsonStream(stdoutStream(), input))
+    const connection = app.connect(acp.ndJsonStream(stdoutStream(handoff.answeredInitialize), handoff.input ?? stdinStream()))
     const peer: AcpPeer = {
       update: (sessionId, update) => connection.client.notify(acp.methods.client.session.update, { sessionId, update }).catch(() => undefined),
       requestPermission: (request, signal) =>

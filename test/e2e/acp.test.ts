@@ -5,7 +5,8 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { makeSandbox, writeLocalConfig, type Sandbox } from "../support/crystal.ts"
+import { spawn } from "node:child_process"
+import { crystalBinary, makeSandbox, writeLocalConfig, type Sandbox } from "../support/crystal.ts"
 import { useFakeServers } from "../support/fake-servers.ts"
 import { messageText, startAcp, updatesOf, type AcpClient, type AcpClientOptions } from "../support/acp-client.ts"
 import { everythingServer } from "../support/mcp/servers.ts"
@@ -76,7 +77,30 @@ describe("crystal acp", () => {
     expect(sent).toContain("[notes.md](file:///tmp/notes.md)")
     expect(sent).toContain('<resource uri=\\"file:///tmp/a.txt\\">\\nembedded words\\n</resource>')
     expectOnlyProtocol(client)
+    // Answered once: by the start-up path, the SDK's own answer dropped (src/acp/early.ts).
+    expect(client.stdoutLines().filter((line) => line.includes('"agentCapabilities"'))).toHaveLength(1)
     expect(await client.close()).toEqual({ code: 0, signal: null })
+  })
+
+  it("leaves a first message that is not initialize to the SDK, and answers an initialize sent in pieces", async () => {
+    const sandbox = await makeSandbox()
+    const talk = async (writes: ReadonlyArray<string>) => {
+      const child = spawn(crystalBinary, ["acp"], { cwd: sandbox.workspace, env: sandbox.env, stdio: ["pipe", "pipe", "pipe"] })
+      let out = ""
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk))
+      for (const text of writes) {
+        child.stdin.write(text)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      child.stdin.end()
+      await new Promise((resolve) => child.on("close", resolve))
+      return out.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>)
+    }
+    const early = await talk([`{"jsonrpc":"2.0","id":7,"method":"session/new","params":{"cwd":"${sandbox.workspace}","mcpServers":[]}}\n`])
+    expect(early).toMatchObject([{ id: 7, error: { code: -32600 } }])
+    const pieces = await talk(['{"jsonrpc":"2.0","id":"a","method":"initi', 'alize","params":{"protocolVersion":1}}\n'])
+    expect(pieces).toMatchObject([{ id: "a", result: { protocolVersion: 1, agentCapabilities: { loadSession: true } } }])
   })
 
   it("sends an image from the prompt to a model that takes images", async () => {

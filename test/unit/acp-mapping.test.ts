@@ -70,3 +70,11 @@ describe("the client's MCP servers", () => {
     expect(serverName("")).toBe("editor")
   })
 })
+
+describe("the early initialize answer", () => {
+  it("speaks the SDK's protocol version", async () => {
+    const acp = await import("@agentclientprotocol/sdk")
+    const { protocolVersion } = await import("../../src/acp/initialize.ts")
+    expect(protocolVersion).toBe(acp.PROTOCOL_VERSION)
+  })
+})
