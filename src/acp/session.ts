@@ -23,6 +23,8 @@ import { promptInput } from "./prompt-input.ts"
 import { makeAcpRenderer, RunningCalls } from "./renderer.ts"
 import { replayUpdates } from "./replay.ts"
 import type { EditorFiles } from "../tools/tool.ts"
+import { Redactor } from "../secrets/redactor.ts"
+import { causeLine } from "../text/error-text.ts"
 
 /** What a session needs of the connection. */
 export interface AcpPeer {
@@ -134,8 +136,9 @@ export class AcpSession {
     if (Exit.isSuccess(exit)) return exit.value
     if (Cause.isInterruptedOnly(exit.cause)) return "cancelled"
     const failure = Cause.failureOption(exit.cause)
-    const message = failure._tag === "Some" && failure.value instanceof Error ? failure.value.message : Cause.pretty(exit.cause)
-    throw new AcpRefusal(message)
+    const message = failure._tag === "Some" && failure.value instanceof Error ? failure.value.message : causeLine(exit.cause)
+    // A provider's error message can quote a key: said with the session's secrets redacted, as `crystal run` says it.
+    throw new AcpRefusal(await Effect.runPromise(Context.get(this.session.services, Redactor).redact(message)))
   }
 
   /** session/cancel: ends the running turn (if any) and waits until it has stopped. */

@@ -201,6 +201,27 @@ describe("crystal acp", () => {
     expect(await processesWith(marker)).toEqual([])
   })
 
+  it("a failed turn is a one-line error with the session's secrets redacted", async () => {
+    const sandbox = await makeSandbox()
+    const fake = await fakeServer()
+    const key = "sk-acp-secret-0123456789abcdef"
+    sandbox.env["LOCAL_KEY"] = key
+    await writeLocalConfig(sandbox, fake.url, {
+      providers: { local: { protocol: "openai-chat", baseURL: `${fake.url}/v1`, apiKeyEnv: "LOCAL_KEY", models: { "test-model": { contextWindow: 32768 } } } }
+    })
+    const client = connect(sandbox)
+    await client.initialize()
+    const session = await newSession(client, sandbox)
+    fake.script([{ kind: "error", status: 400, message: `invalid request for key ${key}` }])
+    const error = await client.agent.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: "hi" }] }).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Error)
+    const message = (error as Error).message
+    expect(message).toContain("invalid request for key")
+    expect(message).not.toContain(key)
+    expect(message).not.toContain("\n")
+    expect(client.stdoutLines().join("\n")).not.toContain(key)
+  })
+
   it("starts the MCP servers the client names and calls their tools", async () => {
     const { sandbox, fake, client } = await setup()
     const session = await newSession(client, sandbox, [{ name: "everything", command: process.execPath, args: [everythingServer, "stdio"], env: [] }])
