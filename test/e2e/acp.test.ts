@@ -232,6 +232,8 @@ describe("crystal acp", () => {
     expect(updatesOf(client, session.sessionId, "tool_call")[0]).toMatchObject({ toolCallId: "echo-1", title: "everything: echo", kind: "other" })
     const done = updatesOf(client, session.sessionId, "tool_call_update").find((update) => update.status === "completed")
     expect(JSON.stringify(done?.content)).toContain("Echo: from the editor's server")
+    // The server's own output goes to Crystal, not to the editor's protocol stream.
+    expectOnlyProtocol(client)
   })
 })
 
