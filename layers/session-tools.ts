@@ -3,6 +3,7 @@
  * todo list in the conversation, questions to the operator, skills, the shell on BackgroundBash),
  * in the Toolbox the engine picks each mode's catalog from.
  */
+import type { EditorFiles } from "../src/tools/tool.ts"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { ApprovalPolicyShape } from "../src/approval/approval-policy.ts"
@@ -47,6 +48,8 @@ export interface SessionToolDeps {
   readonly trust: TrustDecision
   /** The session's plan file: the plan tool writes it and nothing else. */
   readonly plan: PlanFileShape
+  /** Where files are read and written when an editor hosts the session (`crystal acp`); absent: the disk. */
+  readonly editorFiles?: EditorFiles | undefined
 }
 
 /** The shell classifier loads with the first shell call; Crystal's home (config, sessions) is off limits to commands. */
@@ -97,7 +100,8 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
         secrets,
         spill,
         spillDir: prepared.spillDir,
-        images
+        images,
+        ...(deps.editorFiles === undefined ? {} : { editorFiles: deps.editorFiles })
       })),
       fileWriters: new Set(tools.filter((tool) => tool.writesThroughFence === true).map((tool) => tool.name)),
       external

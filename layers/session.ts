@@ -36,6 +36,7 @@ import { acquireSessionLock, SessionLocked } from "../src/session/lock.ts"
 import { SessionStore } from "../src/session/store.ts"
 import { redactingStore } from "../src/session/redacting-store.ts"
 import { bashSettings } from "../src/tools/bash-session.ts"
+import type { EditorFiles } from "../src/tools/tool.ts"
 import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
 import { planLocation } from "../src/plans/location.ts"
 import { PlanFile, type PlanFileShape } from "../src/plans/plan-file.ts"
@@ -64,6 +65,8 @@ export interface SessionHostContext {
   readonly env: Readonly<Record<string, string | undefined>>
   readonly renderer: RendererShape
   readonly operator: OperatorShape
+  /** An editor's files (`crystal acp`): the file tools read and write through it (src/tools/tool.ts EditorFiles). */
+  readonly editorFiles?: EditorFiles | undefined
 }
 
 export interface Session {
@@ -190,7 +193,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       images: { providers, media, prompts: resolver, env: host.env },
       mcp,
       trust,
-      plan
+      plan,
+      editorFiles: host.editorFiles
     })
     // A resumed session's system text is composed afresh from the current settings and prompts.
     const system = yield* resolver.compose(yield* conversation.document)

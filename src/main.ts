@@ -11,6 +11,9 @@ if (argv.length === 1 && argv[0] === "--version") {
 } else if (argv.length === 1 && argv[0] === "__sandbox-supervisor") {
   // Crystal itself, inside a session's OS sandbox (src/bash/sandbox-session.ts).
   void import("./bash/sandbox-supervisor.ts").then((supervisor) => supervisor.runSupervisor())
+} else if (argv.length === 1 && argv[0] === "acp") {
+  // An editor's agent: its initialize is answered while the rest loads (src/acp/early.ts).
+  void import("./acp/early.ts").then((acp) => acp.start(pkg.version, () => void import("./cli/entry.ts").then((entry) => entry.main(argv, pkg.version))))
 } else {
   // First, in a chunk of its own: MCP servers boot and the provider connection warms while the rest loads (cli/early-start.ts).
   void import("./cli/early-start.ts")

@@ -20,6 +20,7 @@ import { pluginsCommand } from "./plugins-command.ts"
 import { toolsCommand } from "./tools-command.ts"
 import { mcpCommand } from "./mcp-command.ts"
 import { agentsCommand } from "./agents-command.ts"
+import { acpCommand } from "../acp/command.ts"
 
 /** @effect/cli handlers return nothing, so each reports its exit code through `done`. */
 export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<number>, done: (code: number) => void) => {
@@ -53,7 +54,8 @@ export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<nu
       pluginsCommand(done),
       toolsCommand(done),
       mcpCommand(done),
-      agentsCommand(done)
+      agentsCommand(done),
+      acpCommand(done)
     ])
   )
 }

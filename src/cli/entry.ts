@@ -29,6 +29,11 @@ export const runInvocation = (invocation: Invocation): Effect.Effect<number> => 
 }
 
 export const main = (argv: ReadonlyArray<string>, version: string): void => {
+  // An editor's agent (src/acp/): started without the command tree, its SDK in a chunk of its own.
+  if (argv.length === 1 && argv[0] === "acp") {
+    void import("../acp/main.ts").then((acp) => acp.main(version))
+    return
+  }
   const fast = parseFast(argv)
   if (fast !== undefined) {
     runMain(runInvocation(fast))

@@ -164,8 +164,11 @@ const edit = async (real: string, display: string, args: EditArgs, context: Tool
     await handle.close()
   }
 
-  const file = decodeText(data)
-  if ("refused" in file) throw new ToolError({ message: `${display} ${file.refused}; edit changes text files only.` })
+  const decoded = decodeText(data)
+  if ("refused" in decoded) throw new ToolError({ message: `${display} ${decoded.refused}; edit changes text files only.` })
+  // An editor's buffer of a plain UTF-8 file is what is changed, unsaved changes included; other encodings stay on disk.
+  const editor = decoded.encoding === "utf-8" && !decoded.bom && !decoded.bytes ? context.editorFiles : undefined
+  const file = editor?.read === undefined ? decoded : { ...decoded, text: await editor.read(real) }
   if (file.text.length === 0) {
     throw new ToolError({ message: `${display} is empty, so old_string cannot match; use write to give it content.` })
   }
@@ -190,7 +193,8 @@ const edit = async (real: string, display: string, args: EditArgs, context: Tool
     })
   }
   checkParent(real, display)
-  await replaceFile(real, encodeText(file, result.text), { keep: stat, seen, display })
+  if (editor?.write !== undefined) await editor.write(real, result.text)
+  else await replaceFile(real, encodeText(file, result.text), { keep: stat, seen, display })
 
   const bounds = lineNumbers(result.text, result.at.flatMap(([start, end]) => [start, Math.max(start, end - 1)]))
   const ranges = result.at.map((_, i): readonly [number, number] => [bounds[2 * i] ?? 1, bounds[2 * i + 1] ?? 1])

@@ -247,7 +247,13 @@ export const readFile = (
         }
         const sniffed = sniffContent(head)
         if ("binary" in sniffed) throw new ToolError({ message: `${display} is ${sniffed.binary}, not a text file; read shows text files only.` })
-        return collectLines(real, request, sniffed.text)
+        const editor = context.editorFiles?.read
+        if (editor === undefined || sniffed.text !== "utf-8") return collectLines(real, request, sniffed.text)
+        // The editor's text of the file: an open buffer's unsaved changes included.
+        const collector = new LineCollector(request)
+        collector.push(await editor(real))
+        collector.end()
+        return collector
       },
       catch: (error) =>
         error instanceof ToolError

@@ -65,6 +65,18 @@ export interface ToolContext {
    * as it likes. Absent where nobody watches (a tool run outside a turn).
    */
   readonly progress?: ((update: ToolProgress) => void) | undefined
+  /**
+   * An editor's view of the files (`crystal acp`, where the client offers fs/read_text_file and
+   * fs/write_text_file): read, edit and write go through it, so open buffers are seen and changed.
+   * Used only after the path fence and the approval let the call run: the editor is a transport.
+   */
+  readonly editorFiles?: EditorFiles | undefined
+}
+
+/** Text files as an editor has them (its open buffers, or the disk); `real` is a fenced real path. */
+export interface EditorFiles {
+  readonly read?: ((real: string) => Promise<string>) | undefined
+  readonly write?: ((real: string, text: string) => Promise<void>) | undefined
 }
 
 /** What the model sees of a tool, and how the host classifies a call before anything runs. */

@@ -61,7 +61,9 @@ const write = async (real: string, display: string, content: string, context: To
   }
   const madeDir = existing === undefined ? await makeParents(real, display, context) : undefined
   checkParent(real, display)
-  await replaceFile(real, data, { keep: existing, display })
+  const editor = context.editorFiles?.write
+  if (editor !== undefined) await editor(real, content)
+  else await replaceFile(real, data, { keep: existing, display })
   if (existing !== undefined) return { text: `overwrote ${display} (${size})` }
   const dirNote = madeDir === undefined ? "" : `; created directory ${context.fence.display(madeDir)}`
   return { text: `created ${display} (${size}${dirNote})` }
