@@ -265,7 +265,7 @@ const stopReason = (exit: Exit.Exit<TurnOutcome, unknown>): string => {
   return Cause.isInterruptedOnly(exit.cause) ? "cancelled" : "error"
 }
 
-const turnLoop = (conversation: ConversationShape, settings: TurnSettings) =>
+export const turnLoop = (conversation: ConversationShape, settings: TurnSettings) =>
   Effect.gen(function* () {
     const operator = yield* Operator
     const renderer = yield* Renderer

@@ -65,6 +65,8 @@ export interface ToolContext {
    * as it likes. Absent where nobody watches (a tool run outside a turn).
    */
   readonly progress?: ((update: ToolProgress) => void) | undefined
+  /** The id of the call being run, set by the executor (the `task` tool files its child under it). */
+  readonly callId?: string | undefined
 }
 
 /** What the model sees of a tool, and how the host classifies a call before anything runs. */

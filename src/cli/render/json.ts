@@ -3,13 +3,17 @@
  * public interface (documented in the README): add fields, never rename or remove them.
  */
 import * as Effect from "effect/Effect"
+import type { AgentPath } from "../../agents/definition.ts"
 import type { RendererShape } from "../../engine/renderer.ts"
 import type { Usage } from "../../session/items.ts"
 import { inertJson } from "../../terminal/inert.ts"
 import { writeStdout } from "../../terminal/output.ts"
 
 /** One event; text from outside in it (a note, a tool's output) cannot drive a terminal this is read on. */
-const emit = (event: Record<string, unknown>) => Effect.sync(() => writeStdout(`${inertJson(event)}\n`))
+const write = (event: Record<string, unknown>) => Effect.sync(() => writeStdout(`${inertJson(event)}\n`))
+
+/** A subagent's path as every one of its events carries it (docs/agents.md). */
+export const agentJson = (path: AgentPath) => path.map((step) => ({ call_id: step.callId, index: step.index, name: step.name }))
 
 export const usageJson = (usage: Usage) => ({
   input_tokens: usage.inputTokens,
@@ -19,54 +23,62 @@ export const usageJson = (usage: Usage) => ({
   ...(usage.reasoningTokens !== undefined ? { reasoning_tokens: usage.reasoningTokens } : {})
 })
 
-export const jsonRenderer: RendererShape = {
-  sessionStarted: (info) =>
-    emit({ type: "session", id: info.id, model: info.model, workspace: info.workspace, resumed: info.resumed }),
-  textDelta: () => Effect.void,
-  reasoningDelta: () => Effect.void,
-  assistantMessage: (message) =>
-    Effect.gen(function* () {
-      const reasoning = (message.reasoning ?? []).map((part) => part.text).join("\n\n")
-      if (reasoning !== "") yield* emit({ type: "reasoning", text: reasoning })
-      if (message.text !== "") yield* emit({ type: "text", text: message.text })
-    }),
-  toolStarted: (call) => emit({ type: "tool_call", id: call.id, name: call.name, arguments: call.arguments }),
-  approval: (event) =>
-    emit({
-      type: "approval",
-      id: event.callId,
-      name: event.toolName,
-      outcome: event.outcome,
-      by: event.by,
-      mode: event.approvalMode,
-      risk: event.classification.risk,
-      authority: event.classification.authority,
-      scope: event.classification.scope,
-      summary: event.classification.summary
-    }),
-  // At most four a second per call (src/engine/executor.ts); fields the tool did not report are left out.
-  toolProgress: (event) =>
-    emit({
-      type: "tool_progress",
-      id: event.callId,
-      name: event.toolName,
-      ...(event.progress !== undefined ? { progress: event.progress } : {}),
-      ...(event.total !== undefined ? { total: event.total } : {}),
-      ...(event.message !== undefined ? { message: event.message } : {})
-    }),
-  toolFinished: (result, durationMs) =>
-    emit({ type: "tool_result", id: result.callId, name: result.name, ok: !result.isError, output: result.text, duration_ms: durationMs }),
-  retrying: (info) =>
-    emit({ type: "retry", attempt: info.attempt, max_attempts: info.maxAttempts, delay_ms: info.delayMs, reason: info.reason }),
-  note: (text) => emit({ type: "note", text }),
-  // A cost is there only when every model involved has a price: tokens alone otherwise, never a guess.
-  finished: (summary) =>
-    emit({
-      type: "done",
-      session: summary.sessionId,
-      usage: usageJson(summary.usage),
-      ...(summary.usd === undefined ? {} : { cost_usd: summary.usd }),
-      session_usage: { ...usageJson(summary.session.usage), ...(summary.session.usd === undefined ? {} : { cost_usd: summary.session.usd }) }
-    }),
-  failed: (message) => emit({ type: "error", message })
+/** The root session's events, or (with `agent`) a subagent's, each marked with its path. */
+const makeJsonRenderer = (agent: AgentPath | undefined): RendererShape => {
+  const marked = agent === undefined ? undefined : agentJson(agent)
+  const emit = (event: Record<string, unknown>) => write(marked === undefined ? event : { ...event, agent: marked })
+  return {
+    sessionStarted: (info) =>
+      emit({ type: "session", id: info.id, model: info.model, workspace: info.workspace, resumed: info.resumed }),
+    textDelta: () => Effect.void,
+    reasoningDelta: () => Effect.void,
+    assistantMessage: (message) =>
+      Effect.gen(function* () {
+        const reasoning = (message.reasoning ?? []).map((part) => part.text).join("\n\n")
+        if (reasoning !== "") yield* emit({ type: "reasoning", text: reasoning })
+        if (message.text !== "") yield* emit({ type: "text", text: message.text })
+      }),
+    toolStarted: (call) => emit({ type: "tool_call", id: call.id, name: call.name, arguments: call.arguments }),
+    approval: (event) =>
+      emit({
+        type: "approval",
+        id: event.callId,
+        name: event.toolName,
+        outcome: event.outcome,
+        by: event.by,
+        mode: event.approvalMode,
+        risk: event.classification.risk,
+        authority: event.classification.authority,
+        scope: event.classification.scope,
+        summary: event.classification.summary
+      }),
+    // At most four a second per call (src/engine/executor.ts); fields the tool did not report are left out.
+    toolProgress: (event) =>
+      emit({
+        type: "tool_progress",
+        id: event.callId,
+        name: event.toolName,
+        ...(event.progress !== undefined ? { progress: event.progress } : {}),
+        ...(event.total !== undefined ? { total: event.total } : {}),
+        ...(event.message !== undefined ? { message: event.message } : {})
+      }),
+    toolFinished: (result, durationMs) =>
+      emit({ type: "tool_result", id: result.callId, name: result.name, ok: !result.isError, output: result.text, duration_ms: durationMs }),
+    retrying: (info) =>
+      emit({ type: "retry", attempt: info.attempt, max_attempts: info.maxAttempts, delay_ms: info.delayMs, reason: info.reason }),
+    note: (text) => emit({ type: "note", text }),
+    // A cost is there only when every model involved has a price: tokens alone otherwise, never a guess.
+    finished: (summary) =>
+      emit({
+        type: "done",
+        session: summary.sessionId,
+        usage: usageJson(summary.usage),
+        ...(summary.usd === undefined ? {} : { cost_usd: summary.usd }),
+        session_usage: { ...usageJson(summary.session.usage), ...(summary.session.usd === undefined ? {} : { cost_usd: summary.session.usd }) }
+      }),
+    failed: (message) => emit({ type: "error", message }),
+    child: (path) => makeJsonRenderer(path)
+  }
 }
+
+export const jsonRenderer: RendererShape = makeJsonRenderer(undefined)
