@@ -9,6 +9,7 @@ import { jsonLines, makeSandbox, readSession, runCrystal, sessionFiles, writeLoc
 import { scriptByAgent, systemTextOf } from "../support/fake-llm/by-agent.ts"
 import type { RecordedRequest } from "../support/fake-llm/server.ts"
 import { useFakeServers } from "../support/fake-servers.ts"
+import { killProcessesWith, processesWith, waitForProcesses } from "../support/processes.ts"
 
 const fakeServer = useFakeServers()
 
@@ -151,3 +152,110 @@ describe("the task tool", () => {
     await expect(fs.stat(path.join(sandbox.workspace, "wide.txt"))).rejects.toThrow()
   })
 })
+
+const threeTasks = (prefix: string) => ({
+  toolCalls: [1, 2, 3].map((n) => ({ id: `call_t${n}`, name: "task", arguments: { description: `part ${n}`, prompt: `do part ${n}`, agent: `${prefix}${n}` } }))
+})
+
+/** Three agents, each running one shell command then answering. */
+const threeAgents = (prefix: string, command: (n: number) => string) => ({
+  files: Object.assign({}, ...[1, 2, 3].map((n) => agentFile(`${prefix}${n}`, `${prefix.toUpperCase()}-MARK-${n}`))) as Record<string, string>,
+  scripts: Object.fromEntries(
+    [1, 2, 3].map((n) => [
+      `${prefix.toUpperCase()}-MARK-${n}`,
+      [{ toolCalls: [{ id: `call_sh${n}`, name: "bash", arguments: { command: command(n) } }] }, { text: `part ${n} done` }]
+    ])
+  )
+})
+
+describe("several task calls in one step", () => {
+  it("run at the same time: every child has asked and run its tool before any of them answers; results stay in call order", async () => {
+    const agents = threeAgents("par", (n) => `sleep 0.4; echo part-${n}`)
+    const sandbox = await makeSandbox(agents.files)
+    const fake = await fakeServer()
+    await writeLocalConfig(sandbox, fake.url)
+    scriptByAgent(fake, { root: [threeTasks("par"), { text: "all done" }], agents: agents.scripts })
+    const result = await run(sandbox, ["--approval", "full", "go"])
+    expect(result.code, result.stderr).toBe(0)
+    const firsts = [1, 2, 3].map((n) => requestsOf(fake.requests, `PAR-MARK-${n}`)[0]?.index ?? Infinity)
+    const lasts = [1, 2, 3].map((n) => requestsOf(fake.requests, `PAR-MARK-${n}`)[1]?.index ?? -1)
+    // One after the other, child 1 would answer (its 2nd request) before child 2 first asks.
+    expect(Math.max(...firsts)).toBeLessThan(Math.min(...lasts))
+    const final = fake.requests.at(-1)
+    expect(Object.keys(toolMessages(final))).toEqual(["call_t1", "call_t2", "call_t3"])
+    expect(Object.values(toolMessages(final)).map((text) => text.split("\n")[0])).toEqual(["part 1 done", "part 2 done", "part 3 done"])
+    // Usage: the turn's includes the children's (root 2 requests + 6 children's).
+    const done = jsonLines(result.stdout).find((event) => event["type"] === "done") as { usage: { input_tokens: number } } | undefined
+    const [file] = await sessionFiles(sandbox)
+    const doc = (await readSession(file ?? "")) as unknown as { usage: { inputTokens: number }; agents: Record<string, { usage: { inputTokens: number } }> }
+    const childInput = Object.values(doc.agents).reduce((sum, child) => sum + child.usage.inputTokens, 0)
+    expect(childInput).toBeGreaterThan(0)
+    expect(done?.usage.input_tokens).toBe(doc.usage.inputTokens)
+  })
+
+  it("at most agents.maxParallel at once", async () => {
+    const agents = threeAgents("cap", (n) => `sleep 0.3; echo part-${n}`)
+    const sandbox = await makeSandbox(agents.files)
+    const fake = await fakeServer()
+    await writeLocalConfig(sandbox, fake.url, { agents: { maxParallel: 2 } })
+    scriptByAgent(fake, { root: [threeTasks("cap"), { text: "all done" }], agents: agents.scripts })
+    const result = await run(sandbox, ["--approval", "full", "go"])
+    expect(result.code, result.stderr).toBe(0)
+    const firsts = [1, 2, 3].map((n) => requestsOf(fake.requests, `CAP-MARK-${n}`)[0]?.index ?? Infinity)
+    const lasts = [1, 2, 3].map((n) => requestsOf(fake.requests, `CAP-MARK-${n}`)[1]?.index ?? -1)
+    // The third starts only once one of the first two has answered.
+    expect(firsts[2]).toBeGreaterThan(Math.min(lasts[0] ?? -1, lasts[1] ?? -1))
+    expect(firsts[1]).toBeLessThan(lasts[0] ?? -1)
+  })
+
+  it("Ctrl+C mid-children cancels every child and leaves no process; each child's transcript is kept", async () => {
+    const marker = `crystal-agents-e2e-${process.pid}-${Date.now()}`
+    const agents = threeAgents("cut", (n) => `exec -a ${marker}-${n} sleep 30`)
+    const sandbox = await makeSandbox(agents.files)
+    const fake = await fakeServer()
+    await writeLocalConfig(sandbox, fake.url)
+    scriptByAgent(fake, { root: [threeTasks("cut"), { text: "never" }], agents: agents.scripts })
+    try {
+      let pid = 0
+      const running = runCrystal(sandbox, ["run", "--format", "json", "--approval", "full", "go"], { onSpawn: (spawned) => (pid = spawned), timeoutMs: 60_000 })
+      expect(await waitForProcesses(marker, (n) => n === 3)).toHaveLength(3)
+      process.kill(pid, "SIGINT")
+      const result = await running
+      expect(result.code).toBe(130)
+      expect(await processesWith(marker)).toEqual([])
+      const [file] = await sessionFiles(sandbox)
+      const doc = (await readSession(file ?? "")) as unknown as { items: Array<Record<string, unknown>>; agents: Record<string, { status: string; items: Array<Record<string, unknown>> }> }
+      expect(Object.values(doc.agents).map((child) => child.status)).toEqual(["cancelled", "cancelled", "cancelled"])
+      for (const child of Object.values(doc.agents)) expect(child.items.at(-1)).toMatchObject({ _tag: "tool_result", isError: true })
+      // The parent's transcript stays valid: every task call has a result, in call order.
+      expect(doc.items.filter((item) => item["_tag"] === "tool_result").map((item) => item["callId"])).toEqual(["call_t1", "call_t2", "call_t3"])
+    } finally {
+      await killProcessesWith(marker)
+    }
+  })
+})
+
+describe("a session with children", () => {
+  it("resumed, keeps their transcripts, and sessions show/export include them", async () => {
+    const sandbox = await makeSandbox({ "notes.txt": "x\n", ...agentFile("finder", "FINDER-9", { tools: "[read]" }) })
+    const fake = await fakeServer()
+    await writeLocalConfig(sandbox, fake.url)
+    scriptByAgent(fake, {
+      root: [{ toolCalls: [{ id: "call_task1", name: "task", arguments: { description: "look", prompt: "read notes.txt", agent: "finder" } }] }, { text: "first done" }, { text: "second done" }],
+      agents: { "FINDER-9": [{ toolCalls: [{ id: "call_r1", name: "read", arguments: { path: "notes.txt" } }] }, { text: "CHILD-FINAL-ANSWER" }] }
+    })
+    const first = await run(sandbox, ["--approval", "default", "look"])
+    expect(first.code, first.stderr).toBe(0)
+    const id = String(jsonLines(first.stdout)[0]?.["id"])
+    const second = await run(sandbox, ["--resume", id, "and again"])
+    expect(second.code, second.stderr).toBe(0)
+    const [file] = await sessionFiles(sandbox)
+    const doc = (await readSession(file ?? "")) as unknown as { items: Array<Record<string, unknown>>; agents: Record<string, { items: Array<Record<string, unknown>> }> }
+    expect(doc.items.filter((item) => item["_tag"] === "user")).toHaveLength(2)
+    expect(doc.agents["call_task1"]?.items.map((item) => item["_tag"])).toEqual(["user", "assistant", "tool_result", "assistant"])
+    const shown = await runCrystal(sandbox, ["sessions", "show", id])
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.stdout).toContain("CHILD-FINAL-ANSWER")
+  })
+})
+
