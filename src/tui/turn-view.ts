@@ -15,6 +15,7 @@ import { InertStream, visible, visibleValue } from "../terminal/inert.ts"
 import { formatBytes } from "../text/bytes.ts"
 import { plural } from "../text/plural.ts"
 import { bashToolNames } from "../tools/bash-specs.ts"
+import { makeAgentLines } from "./agent-lines.ts"
 import { questionToolName } from "../tools/question-tool.ts"
 import { editSpec, writeSpec } from "../tools/write-specs.ts"
 
@@ -25,6 +26,8 @@ export interface TurnSurface {
   /** What the turn is doing now, shown live until it changes (undefined = nothing). */
   readonly activity: (text: string | undefined) => void
   readonly columns: () => number
+  /** The running subagents' live lines (issue 26); absent: children are not shown live. */
+  readonly agents?: ((lines: ReadonlyArray<string>) => void) | undefined
 }
 
 const maxDiffLines = 40
@@ -105,6 +108,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
   let reasoningStarted = 0
   const reasoningText = new InertStream()
   const calls = new Map<string, ToolCall>()
+  const agents = surface.agents === undefined ? undefined : makeAgentLines(surface.agents)
   const denied = new Set<string>()
   // Calls the operator approved in a dialog that already showed their diff.
   const previewed = new Set<string>()
@@ -178,6 +182,8 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
         surface.activity(undefined)
         const call = calls.get(raw.callId)
         const seen = { denied: denied.has(raw.callId), previewed: previewed.has(raw.callId) }
+        const collapsed = agents?.finished(raw.callId)
+        if (collapsed !== undefined) surface.commit([palette.dim(clipText(collapsed, surface.columns() - 1))])
         surface.commit(resultLines(call, { ...raw, text: visible(raw.text) }, durationMs, seen, palette, surface.columns()))
         calls.delete(raw.callId)
         denied.delete(raw.callId)
@@ -197,6 +203,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
       Effect.sync(() => {
         settle()
         surface.activity(undefined)
+        agents?.clear()
       }),
     failed: (message) =>
       Effect.sync(() => {
@@ -209,7 +216,9 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
       settle()
       markdown = new MarkdownStream(palette)
       surface.activity(undefined)
+      agents?.clear()
       surface.commit([palette.yellow("⏹ cancelled · the partial answer is kept")])
-    }
+    },
+    child: agents?.child
   }
 }

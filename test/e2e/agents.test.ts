@@ -9,6 +9,7 @@ import { jsonLines, makeSandbox, readSession, runCrystal, sessionFiles, writeLoc
 import { scriptByAgent, systemTextOf } from "../support/fake-llm/by-agent.ts"
 import type { RecordedRequest } from "../support/fake-llm/server.ts"
 import { useFakeServers } from "../support/fake-servers.ts"
+import { writeTree } from "../support/temp.ts"
 import { killProcessesWith, processesWith, waitForProcesses } from "../support/processes.ts"
 
 const fakeServer = useFakeServers()
@@ -259,3 +260,32 @@ describe("a session with children", () => {
   })
 })
 
+
+describe("plugins and children", () => {
+  it("onTurnStarted and onTurnFinished see a child's turn with its agent path; the root's has none", async () => {
+    const sandbox = await makeSandbox({ "notes.txt": "x\n", ...agentFile("finder", "FINDER-4", { tools: "[read]" }) })
+    const fake = await fakeServer()
+    await writeLocalConfig(sandbox, fake.url)
+    const log = path.join(sandbox.home, "turns.log")
+    await writeTree(sandbox.home, {
+      "plugins/watch/plugin.json": '{ "entry": "index.mjs", "enabled": true }',
+      "plugins/watch/index.mjs": `import * as fs from "node:fs"
+const note = (kind, t) => fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ kind, text: t.text, agent: t.agent ?? null, stop: t.stopReason ?? null }) + "\\n")
+export default { hooks: { onTurnStarted: (t) => note("start", t), onTurnFinished: (t) => note("end", t) } }`
+    })
+    scriptByAgent(fake, {
+      root: [{ toolCalls: [{ id: "call_task1", name: "task", arguments: { description: "look", prompt: "read notes.txt", agent: "finder" } }] }, { text: "done" }],
+      agents: { "FINDER-4": [{ text: "nothing to read" }] }
+    })
+    const result = await run(sandbox, ["look"])
+    expect(result.code, result.stderr).toBe(0)
+    const turns = (await fs.readFile(log, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
+    const agent = [{ callId: "call_task1", index: 1, name: "finder" }]
+    expect(turns).toEqual([
+      { kind: "start", text: "look", agent: null, stop: null },
+      { kind: "start", text: "read notes.txt", agent, stop: null },
+      { kind: "end", text: "read notes.txt", agent, stop: "answered" },
+      { kind: "end", text: "look", agent: null, stop: "answered" }
+    ])
+  })
+})
