@@ -28,7 +28,7 @@ import { makeProposePlanTool } from "../src/tools/propose-plan-tool.ts"
 import type { PlanFileShape } from "../src/plans/plan-file.ts"
 import type { McpServersShape } from "../src/mcp/mcp-servers.ts"
 import type { PreparedSession } from "./prepare.ts"
-import { reservedToolNames } from "../src/tools/tool-names.ts"
+import { providedToolNames, reservedToolNames } from "../src/tools/tool-names.ts"
 import type { ExternalToolsControl } from "../src/external-tools/session-tools.ts"
 import { configDefaults } from "../src/config/schema.ts"
 import type { TrustAsker, TrustDecision } from "../src/trust/trust-question.ts"
@@ -111,18 +111,27 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
 
 /**
  * One trust question for everything the workspace supplies that can run code (SPEC B2): its tool
- * sets and its MCP servers (`mcpEntries`, kind "mcp"), asked once, before any of them starts.
+ * sets and its MCP servers (`mcpEntries`, kind "mcp"), asked once, before any of them starts; and
+ * its agent files that name their own model (kind "agent": src/agents/agent-trust.ts, applied with
+ * applyAgentTrust wherever the session's agents are loaded).
  */
 export const decideWorkspaceTrust = (prepared: PreparedSession, asker: TrustAsker, mcpEntries: ReadonlyArray<TrustEntry>): Effect.Effect<TrustDecision> =>
   Effect.gen(function* () {
     const enabled = prepared.config.externalTools ?? configDefaults.externalTools
-    const [module, discover, question] = yield* Effect.promise(() =>
-      Promise.all([import("../src/external-tools/session-tools.ts"), import("../src/external-tools/discover.ts"), import("../src/trust/trust-question.ts")])
+    const [module, discover, question, agentLoad, agentTrust] = yield* Effect.promise(() =>
+      Promise.all([
+        import("../src/external-tools/session-tools.ts"),
+        import("../src/external-tools/discover.ts"),
+        import("../src/trust/trust-question.ts"),
+        import("../src/agents/load.ts"),
+        import("../src/agents/agent-trust.ts")
+      ])
     )
     const home = prepared.paths.home
     const workspace = prepared.document.workspace
     const toolSets = enabled ? module.projectTrustEntries(workspace, discover.discoverToolSets(home, workspace)) : []
-    return yield* question.decideTrust({ home, workspace, entries: [...toolSets, ...mcpEntries], assume: prepared.trustProjectTools === true, asker })
+    const agents = agentTrust.agentTrustEntries(workspace, agentLoad.loadAgents({ home, workspace, knownToolNames: providedToolNames }).agents)
+    return yield* question.decideTrust({ home, workspace, entries: [...toolSets, ...mcpEntries, ...agents], assume: prepared.trustProjectTools === true, asker })
   })
 
 /**

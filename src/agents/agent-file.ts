@@ -100,7 +100,7 @@ export const parseAgentFile = (text: string, context: AgentFileContext): ParsedA
     tools = list
   }
   const model = fields["model"] ?? "inherit"
-  if (model !== "inherit" && !/^[^/\s]+\/\S+$/.test(model)) return refuse(`"model" must be inherit or provider/model (got ${JSON.stringify(model)})`)
+  if (model !== "inherit" && (!/^[^/\s]+\/\S+$/.test(model) || controlCharacters.test(model))) return refuse(`"model" must be inherit or provider/model (got ${JSON.stringify(model)})`)
   const mode = fields["mode"]
   if (mode !== undefined && mode !== "plan" && mode !== "work") return refuse(`"mode" must be plan or work (got ${JSON.stringify(mode)})`)
   const steps = fields["maxSteps"]

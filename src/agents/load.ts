@@ -90,14 +90,27 @@ export interface LoadAgentsOptions {
   readonly knownToolNames?: ReadonlyArray<string>
 }
 
+const realPath = (dir: string): string | undefined => {
+  try {
+    return fs.realpathSync(dir)
+  } catch {
+    return undefined
+  }
+}
+
 export const loadAgents = (options: LoadAgentsOptions): LoadedAgents => {
   const notes: Array<string> = []
   const known = options.knownToolNames ?? []
   const byName = new Map<string, AgentDefinition>(builtinAgents.map((agent) => [agent.name, agent]))
   const replaced = new Map<string, Array<AgentDefinition>>()
+  const userDir = userAgentsDir(options.home)
+  const workspaceDir = workspaceAgentsDir(options.workspace)
+  // A session started in the home directory would read ~/.crystal/agents twice, the second time
+  // as the workspace's (asking to trust the operator's own models).
+  const sameFolder = realPath(userDir) !== undefined && realPath(userDir) === realPath(workspaceDir)
   const scopes = [
-    readScope(userAgentsDir(options.home), crystalHomeRoot(options.home), "user", known, notes),
-    readScope(workspaceAgentsDir(options.workspace), workspaceRoot(options.workspace), "workspace", known, notes)
+    readScope(userDir, crystalHomeRoot(options.home), "user", known, notes),
+    sameFolder ? [] : readScope(workspaceDir, workspaceRoot(options.workspace), "workspace", known, notes)
   ]
   for (const agents of scopes) {
     for (const agent of agents) {

@@ -64,6 +64,16 @@ export const homeFrom = (home: Option.Option<string>): string => {
   return dir
 }
 
+/** --workspace DIR, else the current directory, as a real path (what trust entries are keyed by). */
+export const workspaceFrom = (workspace: Option.Option<string>): string => {
+  const dir = path.resolve(Option.getOrElse(workspace, () => process.cwd()))
+  try {
+    return fs.realpathSync(dir)
+  } catch {
+    throw new UsageError(`--workspace ${Option.getOrElse(workspace, () => dir)}: not a directory`)
+  }
+}
+
 export const isDirectory = (dir: string): boolean => {
   try {
     return fs.statSync(dir).isDirectory()

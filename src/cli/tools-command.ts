@@ -4,8 +4,6 @@
  * file, not imported); enable/disable change only `enabled` in tools.json. Tables by default,
  * `--format text` for tab-separated lines; a problem is one line on stderr and exit code 1.
  */
-import * as fs from "node:fs"
-import * as path from "node:path"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -17,7 +15,7 @@ import { trustEntryFor } from "../external-tools/session-tools.ts"
 import { hashFiles } from "../trust/hash-files.ts"
 import { isTrusted } from "../trust/trust-store.ts"
 import { writeInertStdout } from "../terminal/output.ts"
-import { formatOption, handle, homeFrom, homeOption, printFields, printNotes, printRows, UsageError, yesNo } from "./listing.ts"
+import { formatOption, handle, homeFrom, homeOption, printFields, printNotes, printRows, workspaceFrom, yesNo } from "./listing.ts"
 
 const nameArg = Args.text({ name: "DIR" }).pipe(Args.withDescription("A tool set (its folder name)"))
 
@@ -30,15 +28,6 @@ const sourceOption = Options.choice("source", ["home", "project"]).pipe(
   Options.withDescription("home (~/.crystal/tools) or project (<workspace>/.crystal/tools); default: both, the project's set first"),
   Options.optional
 )
-
-const workspaceFrom = (workspace: Option.Option<string>): string => {
-  const dir = path.resolve(Option.getOrElse(workspace, () => process.cwd()))
-  try {
-    return fs.realpathSync(dir)
-  } catch {
-    throw new UsageError(`--workspace ${Option.getOrElse(workspace, () => dir)}: not a directory`)
-  }
-}
 
 /** "yes"/"no" for a project set (is its current content trusted?), "-" for home sets and sets that cannot load. */
 const trustCell = (home: string, workspace: string, entry: ToolSetEntry): string => {

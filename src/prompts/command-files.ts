@@ -94,7 +94,7 @@ const parseCommand = (found: Found, text: string, source: FileCommand["source"],
     if (approvalFields.has(key)) return refuse(`${file}: "${key}" is not allowed: a command never changes approval (the session's approval mode decides); /${name} skipped.`)
     if (!knownFields.has(key)) return refuse(`${file}: unknown front matter field "${key}" (expected description, argument-hint, mode or model); /${name} skipped.`)
   }
-  if (fields["agent"] !== undefined) return refuse(`${file}: "agent" names a subagent, and Crystal has no subagents yet; /${name} skipped.`)
+  if (fields["agent"] !== undefined) return refuse(`${file}: "agent" names a subagent, and a command cannot run as one (it runs in the session itself); /${name} skipped.`)
   const mode = fields["mode"]
   if (mode !== undefined && mode !== "plan" && mode !== "work") return refuse(`${file}: "mode" must be plan or work (got ${JSON.stringify(mode)}); /${name} skipped.`)
   const model = fields["model"]

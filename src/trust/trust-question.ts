@@ -1,7 +1,7 @@
 /**
  * The one-time trust question (SPEC B2): every untrusted entry of a workspace (tool sets, MCP
- * servers: whoever gathers them passes them all at once) is named with what it runs, the operator
- * is asked once, and a yes is stored under the Crystal home. `assume` (--trust-project-tools, or
+ * servers, agent files that name their own model: whoever gathers them passes them all at once)
+ * is named with what it runs, the operator is asked once, and a yes is stored under the Crystal home. `assume` (--trust-project-tools, or
  * config "trustProjectTools": true) trusts them without asking and without storing anything.
  */
 import * as Effect from "effect/Effect"
@@ -21,7 +21,10 @@ export interface TrustDecision {
   readonly notes: ReadonlyArray<string>
 }
 
-const kindLabel = (entry: TrustEntry): string => (entry.kind === "tools" ? "tool set" : "MCP server")
+const kindLabel = (entry: TrustEntry): string => (entry.kind === "tools" ? "tool set" : entry.kind === "mcp" ? "MCP server" : "agent")
+
+/** Tool sets and servers run programs; an agent file only picks the model the conversation goes to. */
+const isAgent = (entry: TrustEntry): boolean => entry.kind === "agent"
 
 /** Each entry's line and the lines under it; inert, since every name and value comes from the repository. */
 export const entryLines = (entries: ReadonlyArray<TrustEntry>): ReadonlyArray<string> =>
@@ -30,8 +33,12 @@ export const entryLines = (entries: ReadonlyArray<TrustEntry>): ReadonlyArray<st
 /** A line stays one line: a newline the repository slipped in cannot draw a line of its own. */
 const withVisibleBreaks = (line: string): string => visible(line).replace(/[\n\t]/g, (char) => (char === "\n" ? "\u2424" : "\u2409"))
 
-export const trustQuestion = (workspace: string, entries: ReadonlyArray<TrustEntry>): string =>
-  [`${withVisibleBreaks(workspace)} supplies programs the model could run:`, ...entryLines(entries), "Trust them? (asked again when they change)"].join("\n")
+export const trustQuestion = (workspace: string, entries: ReadonlyArray<TrustEntry>): string => {
+  const agents = entries.some(isAgent)
+  const programs = entries.some((entry) => !isAgent(entry))
+  const supplies = !agents ? "programs the model could run" : programs ? "programs the model could run and agents that pick their own model" : "agents that pick their own model"
+  return [`${withVisibleBreaks(workspace)} supplies ${supplies}:`, ...entryLines(entries), "Trust them? (asked again when they change)"].join("\n")
+}
 
 export const decideTrust = (options: {
   readonly home: string
@@ -53,12 +60,18 @@ export const decideTrust = (options: {
     const yes = yield* options.asker.confirm(trustQuestion(options.workspace, pending), false)
     const before = options.entries.filter((entry) => !pending.includes(entry))
     if (!yes) {
-      const names = pending.map((entry) => entry.name).join(", ")
+      const names = (entries: ReadonlyArray<TrustEntry>) => entries.map((entry) => entry.name).join(", ")
+      const how = `(from ${options.workspace}; answer yes when asked, or pass --trust-project-tools)`
+      const programs = pending.filter((entry) => !isAgent(entry))
+      const agents = pending.filter(isAgent)
       // What they would run, as the question put it: `crystal run` shows no question, only this note.
       return {
         trusted: before,
         refused: pending,
-        notes: [[`not offered until you trust them: ${names} (from ${options.workspace}; answer yes when asked, or pass --trust-project-tools)`, ...entryLines(pending)].join("\n")]
+        notes: [
+          ...(programs.length === 0 ? [] : [[`not offered until you trust them: ${names(programs)} ${how}`, ...entryLines(programs)].join("\n")]),
+          ...(agents.length === 0 ? [] : [[`agents run on the session's model until you trust them: ${names(agents)} ${how}`, ...entryLines(agents)].join("\n")])
+        ]
       }
     }
     const stored = yield* Effect.tryPromise(() => trust(options.home, pending)).pipe(

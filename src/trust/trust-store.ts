@@ -13,7 +13,8 @@ import * as path from "node:path"
 import { writeFileAtomic } from "../files/atomic.ts"
 import { codeOf } from "../text/error-text.ts"
 
-export type TrustKind = "tools" | "mcp"
+/** "agent": a workspace agent file that names its own model (src/agents/agent-trust.ts). */
+export type TrustKind = "tools" | "mcp" | "agent"
 
 export interface TrustEntry {
   readonly kind: TrustKind

@@ -24,6 +24,7 @@ import { mcpCommand } from "./mcp-view.ts"
 import { usageCommand } from "./usage-command.ts"
 import { fileSlashCommand } from "./file-commands.ts"
 import { initCommand } from "./init-command.ts"
+import { agentsCommand } from "./agents-command.ts"
 import type { McpServersShape } from "../mcp/mcp-servers.ts"
 import type { Palette } from "../terminal/colors.ts"
 
@@ -277,6 +278,7 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
     }
   },
   mcpCommand,
+  agentsCommand,
   {
     name: "todos",
     description: "the session's todo list",

@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { Readable, Writable } from "node:stream"
+import { agentPathLabel } from "../agents/definition.ts"
 import type { ApprovalAnswer, ApprovalRequest, OperatorShape } from "../engine/operator.ts"
 import type { Question, QuestionAnswer, QuestionsOutcome } from "../tools/questions.ts"
 import type { SessionSummary } from "../session/store.ts"
@@ -61,8 +62,15 @@ export const pickWorkspaceAlone = (workspaces: ReadonlyArray<RecentWorkspace>): 
 const maxCommandLines = 40
 
 
-/** What the approval dialog shows above its choices: the call, its classification, its diff or command. */
-const approvalLines = (request: ApprovalRequest, palette: Palette, columns: number): Array<string> => {
+/** Which subagent asks (`task 2 › explore`), inert; undefined when the root session itself asks. */
+const askingAgent = (request: ApprovalRequest): string | undefined =>
+  request.agent === undefined || request.agent.length === 0 ? undefined : visible(agentPathLabel(request.agent)).replace(/[\n\t]/g, " ")
+
+/**
+ * What the approval dialog shows above its choices: the call, which subagent asks (when one
+ * does), its classification, its diff or command.
+ */
+export const approvalLines = (request: ApprovalRequest, palette: Palette, columns: number): Array<string> => {
   const c = { ...request.classification, summary: visible(request.classification.summary) }
   const preview: Array<string> = []
   const call = { id: "", name: request.toolName, arguments: visibleValue(request.arguments) }
@@ -74,8 +82,10 @@ const approvalLines = (request: ApprovalRequest, palette: Palette, columns: numb
     preview.push(...lines.slice(0, maxCommandLines).map((line) => `    ${palette.cyan(line)}`))
     if (lines.length > maxCommandLines) preview.push(palette.yellow(`    … ${lines.length - maxCommandLines} more lines of this command are not shown`))
   }
+  const agent = askingAgent(request)
   return [
     `${palette.yellow("?")} ${palette.bold(`Allow ${request.toolName}: ${c.summary}`)}`,
+    ...(agent === undefined ? [] : [`  ${palette.magenta(`asked by subagent ${agent}`)}`]),
     palette.dim(`  risk ${c.risk} · ${c.authority} · ${c.scope} · approval mode ${request.mode}`),
     ...preview
   ]
@@ -96,7 +106,8 @@ const chooseApproval = async (prompts: InertPrompts, io: DialogIo, request: Appr
     { value: "Deny", label: "Deny" },
     { value: "DenyMessage", label: "Deny with a message to the model" }
   ]
-  const choice = await prompts.select({ message: `Allow ${request.toolName}?`, options, ...io })
+  const agent = askingAgent(request)
+  const choice = await prompts.select({ message: agent === undefined ? `Allow ${request.toolName}?` : `Allow ${request.toolName} for ${agent}?`, options, ...io })
   if (prompts.isCancel(choice) || choice === "Deny") return { _tag: "Deny" } as const
   if (choice === "AllowOnce") return { _tag: "AllowOnce" } as const
   if (choice === "AllowSession") return { _tag: "AllowSession" } as const

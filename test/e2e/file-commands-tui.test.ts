@@ -105,7 +105,7 @@ describe.runIf(tmuxAvailable())("/init and commands from files in a terminal", (
     terminal.type("/delegate now")
     terminal.press("Enter")
     const refusal = await terminal.waitFor(/› \/delegate now\n[\s\S]*\/delegate skipped\./)
-    expect(flat(refusal)).toMatch(/› \/delegate now \S*delegate\.md: "agent" names a subagent, and Crystal has no subagents yet; \/delegate skipped\./)
+    expect(flat(refusal)).toMatch(/› \/delegate now \S*delegate\.md: "agent" names a subagent, and a command cannot run as one \(it runs in the session itself\); \/delegate skipped\./)
     expect(fake.requests.filter((request) => !isTitleRequest(request))).toHaveLength(1)
     terminal.type("/help")
     terminal.press("Enter")

@@ -74,7 +74,7 @@ describe("commands from files, headless", () => {
     const { sandbox, fake } = await setup()
     const result = await runCrystal(sandbox, ["run", "/delegate now"])
     expect(result.code).toBe(2)
-    expect(result.stderr.trim().split("\n").at(-1)).toMatch(/delegate\.md: "agent" names a subagent, and Crystal has no subagents yet; \/delegate skipped\.$/)
+    expect(result.stderr.trim().split("\n").at(-1)).toMatch(/delegate\.md: "agent" names a subagent, and a command cannot run as one \(it runs in the session itself\); \/delegate skipped\.$/)
     expect(result.stderr).not.toMatch(/\n\s+at /)
     expect(fake.requests).toHaveLength(0)
   })

@@ -137,6 +137,15 @@ describe("loadAgents", () => {
     ])
   })
 
+  it("reads ~/.crystal/agents once, as the user's, when the workspace is the home directory", async () => {
+    const root = await tempDir()
+    await writeTree(path.join(root, ".crystal", "agents"), { "mine.md": "---\ndescription: d\nmodel: local/big\n---\nP\n" })
+    const loaded = loadAgents({ home: path.join(root, ".crystal"), workspace: root })
+    expect(findAgent(loaded, "mine")?.source).toEqual({ path: path.join(root, ".crystal", "agents", "mine.md"), scope: "user" })
+    expect(loaded.replaced.size).toBe(0)
+    expect(loaded.notes).toEqual([])
+  })
+
   it("is fine with neither folder present", async () => {
     const root = await tempDir()
     const loaded = loadAgents({ home: path.join(root, "nohome"), workspace: path.join(root, "nows") })

@@ -56,7 +56,7 @@ describe("commands from files", () => {
     for (const note of notes) expect(note).not.toContain("\n")
     expect(refused.get("help")).toMatch(/help\.md: \/help is a built-in command; rename the file/)
     expect(refused.get("quit")).toMatch(/\/quit is a built-in command/)
-    expect(refused.get("delegate")).toMatch(/"agent" names a subagent, and Crystal has no subagents yet/)
+    expect(refused.get("delegate")).toMatch(/"agent" names a subagent, and a command cannot run as one/)
     expect(refused.get("yolo")).toMatch(/"allowed-tools" is not allowed: a command never changes approval/)
     expect(refused.get("odd")).toMatch(/unknown front matter field "colour"/)
     expect(refused.get("badmode")).toMatch(/"mode" must be plan or work \(got "auto"\)/)

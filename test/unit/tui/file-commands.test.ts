@@ -24,8 +24,8 @@ const command = (name: string, fields: Partial<FileCommand> = {}): FileCommand =
 
 const list: FileCommandList = {
   commands: [command("git:commit", { usage: "MESSAGE", source: "home" }), command("review", { usage: "ARGUMENTS" })],
-  refused: new Map([["delegate", '/ws/.crystal/commands/delegate.md: "agent" names a subagent, and Crystal has no subagents yet; /delegate skipped.']]),
-  notes: ['/ws/.crystal/commands/delegate.md: "agent" names a subagent, and Crystal has no subagents yet; /delegate skipped.']
+  refused: new Map([["delegate", '/ws/.crystal/commands/delegate.md: "agent" names a subagent, and a command cannot run as one (it runs in the session itself); /delegate skipped.']]),
+  notes: ['/ws/.crystal/commands/delegate.md: "agent" names a subagent, and a command cannot run as one (it runs in the session itself); /delegate skipped.']
 }
 
 const run = (name: string, args: string, context: CommandContext) =>
@@ -58,7 +58,7 @@ describe("commands from files in the app", () => {
   it("a refused file's name says why it did not run, and starts nothing", async () => {
     const turns: Array<string> = []
     const context = { turn: (input: { text: string }) => Effect.sync(() => turns.push(input.text)) } as unknown as CommandContext
-    expect(await run("delegate", "now", context)).toMatchObject({ _tag: "Left", left: { message: expect.stringMatching(/no subagents yet; \/delegate skipped/) } })
+    expect(await run("delegate", "now", context)).toMatchObject({ _tag: "Left", left: { message: expect.stringMatching(/cannot run as one \(it runs in the session itself\); \/delegate skipped/) } })
     expect(turns).toEqual([])
   })
 
