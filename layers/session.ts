@@ -43,6 +43,7 @@ import { readWorkspaceMcp, startMcpServers, trustedWorkspaceServers } from "./se
 import { decideWorkspaceTrust, makeSessionToolbox } from "./session-tools.ts"
 import type { AgentDefinition } from "../src/agents/definition.ts"
 import { loadAgents } from "../src/agents/load.ts"
+import { applyAgentTrust } from "../src/agents/agent-trust.ts"
 import { agentsDefaults } from "../src/config/schema.ts"
 import { makeTaskRunner } from "../src/engine/task-child.ts"
 import { TaskRunner } from "../src/tools/task-tool.ts"
@@ -191,7 +192,11 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       maxParallel: prepared.config.agents?.maxParallel ?? agentsDefaults.maxParallel,
       maxDepth: prepared.config.agents?.maxDepth ?? agentsDefaults.maxDepth
     }
-    const agents = agentSettings.maxDepth === 0 ? undefined : loadAgents({ home: prepared.paths.home, workspace: prepared.document.workspace, knownToolNames: providedToolNames })
+    // A workspace agent naming its own model keeps it only if the session's trust question trusted it.
+    const agents =
+      agentSettings.maxDepth === 0
+        ? undefined
+        : applyAgentTrust(loadAgents({ home: prepared.paths.home, workspace: prepared.document.workspace, knownToolNames: providedToolNames }), trust)
     const toolbox = yield* makeSessionToolbox(prepared, {
       bash,
       conversation,
@@ -253,18 +258,12 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
 
 /**
  * An agent naming its own model gets a Providers of its own (the session's active model is not
- * switched). A workspace's agent file is text the repository wrote: it may pick another model only
- * where the workspace's tool sets would run unasked (trustProjectTools), the same trust.
+ * switched). A workspace agent's model has passed the trust question by now (applyAgentTrust).
  */
 const agentModel =
   (prepared: PreparedSession, env: SessionHostContext["env"]) =>
   (agent: AgentDefinition): Effect.Effect<ProvidersShape, { readonly message: string }> =>
     Effect.gen(function* () {
-      if (typeof agent.source === "object" && agent.source.scope === "workspace" && prepared.trustProjectTools !== true) {
-        return yield* Effect.fail({
-          message: `${agent.source.path} is a workspace agent; naming a model needs the trust workspace tool sets need (trustProjectTools, or --trust-project-tools)`
-        })
-      }
       const providers = yield* Providers.make({ config: prepared.config, configFile: prepared.paths.configFile, env, initial: prepared.model })
       yield* providers.switchTo(agent.model, `agent ${agent.name}`)
       return providers

@@ -20,8 +20,8 @@ interface Child {
 export interface AgentLines {
   /** The renderer of the child at `path` (and, through its own `child`, of its children); its line shows from now. */
   readonly child: (path: AgentPath) => RendererShape
-  /** The task call `callId` finished: its child's line (and its children's) leaves; the one line that stays, if it was a child. */
-  readonly finished: (callId: string) => string | undefined
+  /** The task call `callId` finished: its child's line (and its children's) leaves; the one line that stays (none if it was no child's). */
+  readonly finished: (callId: string) => ReadonlyArray<string>
   /** The turn ended or was cancelled: no line stays live. */
   readonly clear: () => void
 }
@@ -93,10 +93,10 @@ export const makeAgentLines = (publish: (lines: ReadonlyArray<string>) => void):
     child,
     finished: (callId) => {
       const child = remove(callId)
-      if (child === undefined) return undefined
+      if (child === undefined) return []
       show()
       const last = child.path.at(-1)
-      return `  ⎿ ${last === undefined ? "" : agentPathLabel([last])} · ${plural(child.steps, "step")} · ${plural(child.calls, "tool call")}`
+      return [`  ⎿ ${last === undefined ? "" : agentPathLabel([last])} · ${plural(child.steps, "step")} · ${plural(child.calls, "tool call")}`]
     },
     clear: () => {
       children.clear()

@@ -182,8 +182,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
         surface.activity(undefined)
         const call = calls.get(raw.callId)
         const seen = { denied: denied.has(raw.callId), previewed: previewed.has(raw.callId) }
-        const collapsed = agents?.finished(raw.callId)
-        if (collapsed !== undefined) surface.commit([palette.dim(clipText(collapsed, surface.columns() - 1))])
+        surface.commit((agents?.finished(raw.callId) ?? []).map((line) => palette.dim(clipText(line, surface.columns() - 1))))
         surface.commit(resultLines(call, { ...raw, text: visible(raw.text) }, durationMs, seen, palette, surface.columns()))
         calls.delete(raw.callId)
         denied.delete(raw.callId)
