@@ -16,6 +16,7 @@ import { formatBytes } from "../text/bytes.ts"
 import { plural } from "../text/plural.ts"
 import { bashToolNames } from "../tools/bash-specs.ts"
 import { makeAgentLines } from "./agent-lines.ts"
+import { defaultAgentName, taskToolName } from "../tools/task-tool.ts"
 import { questionToolName } from "../tools/question-tool.ts"
 import { editSpec, writeSpec } from "../tools/write-specs.ts"
 
@@ -64,6 +65,10 @@ export const callLine = (call: ToolCall, width: number): string => {
   if (call.name === questionToolName && Array.isArray(questions)) {
     const headers = questions.map((question) => (question as { header?: unknown }).header).filter((header) => typeof header === "string")
     return clipText(`question ${headers.join(", ")}`, width)
+  }
+  if (call.name === taskToolName) {
+    const agent = stringArg(call, "agent") ?? defaultAgentName
+    return clipText(`task ${agent} · ${(stringArg(call, "description") ?? "").replace(/\s+/g, " ")}`, width)
   }
   return describeCall(call, width)
 }

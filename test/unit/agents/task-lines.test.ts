@@ -42,5 +42,6 @@ describe("the terminal's subagent lines", () => {
     Effect.runSync(view.toolFinished({ _tag: "tool_result", id: "r3", callId: "call_a", name: "task", text: "found", isError: false }, 10))
     expect(live()).toEqual([])
     expect(committed).toContain("  ⎿ task 1 › explore · 1 step · 2 tool calls")
+    expect(committed[0]).toBe("● task general · look")
   })
 })
