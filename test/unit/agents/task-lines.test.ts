@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { makeTurnView, type TurnSurface } from "../../../src/tui/turn-view.ts"
 import { plainPalette } from "../../../src/terminal/colors.ts"
+import { makeTextRenderer } from "../../../src/cli/render/text.ts"
 
 const surface = () => {
   const committed: Array<string> = []
@@ -43,5 +44,20 @@ describe("the terminal's subagent lines", () => {
     expect(live()).toEqual([])
     expect(committed).toContain("  ⎿ task 1 › explore · 1 step · 2 tool calls")
     expect(committed[0]).toBe("● task general · look")
+  })
+})
+
+describe("crystal run's text log of a subagent", () => {
+  it("marks each of its tool lines with its path and prints none of its text on stdout", () => {
+    const stdout: Array<string> = []
+    const stderr: Array<string> = []
+    const view = makeTextRenderer(plainPalette, { stdout: false }, { stdout: (text) => stdout.push(text), stderr: (text) => stderr.push(text), now: () => 0 })
+    const child = view.child?.(deeper)
+    if (child === undefined) throw new Error("no child log")
+    Effect.runSync(child.textDelta("the child's own words"))
+    Effect.runSync(child.toolStarted({ id: "c", name: "read", arguments: { path: "a.ts" } }))
+    Effect.runSync(child.toolFinished({ _tag: "tool_result", id: "r", callId: "c", name: "read", text: "Denied: no", isError: true }, 1))
+    expect(stdout).toEqual([])
+    expect(stderr.join("")).toBe("[task 1 › explore › task 1 › general] → read a.ts\n[task 1 › explore › task 1 › general]   ✗ Denied: no\n")
   })
 })
