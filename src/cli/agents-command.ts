@@ -9,12 +9,16 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { modelTrusted } from "../agents/agent-trust.ts"
 import type { AgentDefinition } from "../agents/definition.ts"
 import { agentFields, agentJson, modelText, modeText, sourceText, toolsText } from "../agents/describe.ts"
 import { findAgent, loadAgents } from "../agents/load.ts"
+import { loadConfig } from "../config/load.ts"
+import { makeCrystalPaths } from "../config/paths.ts"
+import { resolveModel } from "../providers/catalog.ts"
 import { writeInertStdout, writeStdout } from "../terminal/output.ts"
 import { clip } from "../text/clip.ts"
 import { providedToolNames } from "../tools/tool-names.ts"
@@ -34,11 +38,33 @@ const workspaceOption = Options.text("workspace").pipe(
 
 const nameArg = Args.text({ name: "NAME" }).pipe(Args.withDescription("An agent's name (crystal agents list shows them)"))
 
+/**
+ * Why an agent's model cannot be used with this home's config.json (an unknown provider), as a
+ * note naming the file; nothing when the config cannot be read (a session says why).
+ */
+const modelProblems = (home: string, agents: ReadonlyArray<AgentDefinition>): ReadonlyMap<string, string> => {
+  const configFile = makeCrystalPaths(process.cwd(), { ...process.env, CRYSTAL_HOME: home }).configFile
+  const loaded = Effect.runSync(Effect.either(loadConfig(configFile)))
+  if (Either.isLeft(loaded)) return new Map()
+  const problems = new Map<string, string>()
+  for (const agent of agents) {
+    if (agent.model === "inherit" || agent.source === "builtin") continue
+    const resolved = resolveModel({ requested: { ref: agent.model, source: agent.source.path }, config: loaded.right.config, configFile, env: process.env })
+    if (Either.isLeft(resolved)) problems.set(agent.name, resolved.left.message)
+  }
+  return problems
+}
+
 const context = (home: Option.Option<string>, workspace: Option.Option<string>) => {
   const homeDir = homeFrom(home)
   const workspaceDir = workspaceFrom(workspace)
   const loaded = loadAgents({ home: homeDir, workspace: workspaceDir, knownToolNames: providedToolNames })
-  return { loaded, trusted: (agent: AgentDefinition) => modelTrusted(homeDir, workspaceDir, agent) }
+  const problems = modelProblems(homeDir, loaded.agents)
+  return {
+    loaded,
+    notes: [...loaded.notes, ...problems.values()],
+    trusted: (agent: AgentDefinition) => modelTrusted(homeDir, workspaceDir, agent)
+  }
 }
 
 const writeJson = (value: unknown): void => writeStdout(`${JSON.stringify(value, null, 2)}\n`)
@@ -47,10 +73,10 @@ const list = (setExitCode: (code: number) => void) =>
   Command.make("list", { home: homeOption, workspace: workspaceOption, format: formatOption }, ({ home, workspace, format }) =>
     handle(setExitCode)(() =>
       Effect.sync(() => {
-        const { loaded, trusted } = context(home, workspace)
-        printNotes(loaded.notes)
+        const { loaded, notes, trusted } = context(home, workspace)
+        printNotes(notes)
         if (format === "json") {
-          writeJson({ agents: loaded.agents.map((agent) => agentJson(agent, trusted(agent), false)), notes: loaded.notes })
+          writeJson({ agents: loaded.agents.map((agent) => agentJson(agent, trusted(agent), false)), notes })
           return
         }
         const rows = loaded.agents.map((agent) => [
@@ -70,9 +96,9 @@ const show = (setExitCode: (code: number) => void) =>
   Command.make("show", { home: homeOption, workspace: workspaceOption, format: formatOption, name: nameArg }, ({ home, workspace, format, name }) =>
     handle(setExitCode)(() =>
       Effect.gen(function* () {
-        const { loaded, trusted } = context(home, workspace)
+        const { loaded, notes, trusted } = context(home, workspace)
         const agent = findAgent(loaded, name)
-        printNotes(loaded.notes)
+        printNotes(notes)
         if (agent === undefined) {
           return yield* new AgentNotFound({ message: `no agent '${name}' (found: ${loaded.agents.map((candidate) => candidate.name).join(", ")})` })
         }
