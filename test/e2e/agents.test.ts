@@ -289,3 +289,21 @@ export default { hooks: { onTurnStarted: (t) => note("start", t), onTurnFinished
     ])
   })
 })
+
+describe("an agent naming its own model", () => {
+  it("runs its child on that model (trusted), while the session's model stays the parent's", async () => {
+    const sandbox = await makeSandbox(agentFile("other", "OTHER-6", { model: "local/other-model" }))
+    const fake = await fakeServer()
+    await writeLocalConfig(sandbox, fake.url, {
+      providers: { local: { protocol: "openai-chat", baseURL: `${fake.url}/v1`, models: { "test-model": { contextWindow: 32768 }, "other-model": { contextWindow: 32768 } } } }
+    })
+    scriptByAgent(fake, {
+      root: [{ toolCalls: [{ id: "call_task1", name: "task", arguments: { description: "ask", prompt: "say hi", agent: "other" } }] }, { text: "done" }],
+      agents: { "OTHER-6": [{ text: "hi from the other model" }] }
+    })
+    const result = await run(sandbox, ["--trust-project-tools", "hello"])
+    expect(result.code, result.stderr).toBe(0)
+    const models = fake.requests.map((request) => [systemTextOf(request).includes("OTHER-6") ? "child" : "root", (request.body as { model?: string }).model])
+    expect(models).toEqual([["root", "test-model"], ["child", "other-model"], ["root", "test-model"]])
+  })
+})
