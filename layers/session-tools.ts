@@ -22,6 +22,8 @@ import { makeQuestionTool } from "../src/tools/question-tool.ts"
 import { makeSkillTool } from "../src/tools/skill-tool.ts"
 import { makeSpill } from "../src/tools/spill.ts"
 import { makeTodoTools } from "../src/tools/todo-tools.ts"
+import { makeTaskTool } from "../src/tools/task-tool.ts"
+import type { AgentDefinition } from "../src/agents/definition.ts"
 import { makePlanTool } from "../src/tools/plan-tool.ts"
 import { makeProposePlanTool } from "../src/tools/propose-plan-tool.ts"
 import type { PlanFileShape } from "../src/plans/plan-file.ts"
@@ -50,6 +52,8 @@ export interface SessionToolDeps {
   readonly plan: PlanFileShape
   /** Where files are read and written when an editor hosts the session (`crystal acp`); absent: the disk. */
   readonly editorFiles?: EditorFiles | undefined
+  /** The agents the `task` tool offers; undefined: no `task` tool (agents.maxDepth 0). */
+  readonly agents?: ReadonlyArray<AgentDefinition> | undefined
 }
 
 /** The shell classifier loads with the first shell call; Crystal's home (config, sessions) is off limits to commands. */
@@ -79,7 +83,8 @@ export const makeSessionToolbox = (prepared: PreparedSession, deps: SessionToolD
       ...(prepared.skills.length > 0 ? [makeSkillTool(prepared.skills)] : []),
       ...makeImageTools({ describe: prepared.config.imageModel !== undefined }),
       ...makeWebFetchTools(prepared.config.webFetch),
-      ...(yield* sessionBashTools(deps.bash, deps.background, shellClassifier(prepared.paths.home)))
+      ...(yield* sessionBashTools(deps.bash, deps.background, shellClassifier(prepared.paths.home))),
+      ...(deps.agents === undefined ? [] : [makeTaskTool(deps.agents)])
     ]
     const disabled = new Set(prepared.disabledTools)
     const external = yield* sessionExternalTools(prepared, deps)

@@ -42,6 +42,13 @@ import { planLocation } from "../src/plans/location.ts"
 import { PlanFile, type PlanFileShape } from "../src/plans/plan-file.ts"
 import { readWorkspaceMcp, startMcpServers, trustedWorkspaceServers } from "./session-mcp.ts"
 import { decideWorkspaceTrust, makeSessionToolbox } from "./session-tools.ts"
+import type { AgentDefinition } from "../src/agents/definition.ts"
+import { loadAgents } from "../src/agents/load.ts"
+import { applyAgentTrust } from "../src/agents/agent-trust.ts"
+import { agentsDefaults } from "../src/config/schema.ts"
+import { makeTaskRunner } from "../src/engine/task-child.ts"
+import { TaskRunner } from "../src/tools/task-tool.ts"
+import { providedToolNames } from "../src/tools/tool-names.ts"
 import type { PreparedSession } from "./prepare.ts"
 
 export type SessionServices =
@@ -59,6 +66,7 @@ export type SessionServices =
   | PluginLoader
   | Redactor
   | PlanFile
+  | TaskRunner
 
 /** What the process gives every session it starts: its environment, and where events and questions go. */
 export interface SessionHostContext {
@@ -183,6 +191,15 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       location: planLocation({ home: prepared.paths.home, workspace: prepared.document.workspace, directory: prepared.config.plans?.directory, sessionId: prepared.document.id }),
       redact: redactor.redact
     })
+    const agentSettings = {
+      maxParallel: prepared.config.agents?.maxParallel ?? agentsDefaults.maxParallel,
+      maxDepth: prepared.config.agents?.maxDepth ?? agentsDefaults.maxDepth
+    }
+    // A workspace agent naming its own model keeps it only if the session's trust question trusted it.
+    const agents =
+      agentSettings.maxDepth === 0
+        ? undefined
+        : applyAgentTrust(loadAgents({ home: prepared.paths.home, workspace: prepared.document.workspace, knownToolNames: providedToolNames }), trust)
     const toolbox = yield* makeSessionToolbox(prepared, {
       bash,
       conversation,
@@ -194,13 +211,25 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       mcp,
       trust,
       plan,
-      editorFiles: host.editorFiles
+      editorFiles: host.editorFiles,
+      agents: agents?.agents
     })
     // A resumed session's system text is composed afresh from the current settings and prompts.
     const system = yield* resolver.compose(yield* conversation.document)
     yield* conversation.update((doc) => ({ ...doc, system }))
     const sandboxNote = sandboxStartNote()
-    const services = store.pipe(
+    const taskRunner = makeTaskRunner(
+      {
+        agents: agents?.agents ?? [],
+        maxParallel: agentSettings.maxParallel,
+        maxDepth: agentSettings.maxDepth,
+        settings: { maxSteps: prepared.maxSteps, maxRetryWaitSeconds: prepared.config.retry?.maxWaitSeconds },
+        modelFor: agentModel(prepared, host.env)
+      },
+      [],
+      () => services
+    )
+    const services: Context.Context<SessionServices> = store.pipe(
       Context.add(Providers, providers),
       Context.add(PromptResolver, resolver),
       Context.add(ApprovalPolicy, policy),
@@ -213,14 +242,15 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       Context.add(Operator, host.operator),
       Context.add(PluginLoader, plugins),
       Context.add(Redactor, redactor),
-      Context.add(PlanFile, plan)
+      Context.add(PlanFile, plan),
+      Context.add(TaskRunner, taskRunner)
     )
     yield* pluginMoments(plugins, conversation)
     return {
       services,
       controls: makeSessionControls(),
       get notes() {
-        return [...resolver.notes(), ...(sandboxNote === undefined ? [] : [sandboxNote]), ...trustNotes, ...(toolbox.external?.notes() ?? [])]
+        return [...resolver.notes(), ...(sandboxNote === undefined ? [] : [sandboxNote]), ...trustNotes, ...(toolbox.external?.notes() ?? []), ...(agents?.notes ?? [])]
       },
       placeholders: resolver.placeholders,
       nameSession: titleOnce(charged, resolver, conversation),
@@ -229,6 +259,19 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       plan
     }
   })
+
+/**
+ * An agent naming its own model gets a Providers of its own (the session's active model is not
+ * switched). A workspace agent's model has passed the trust question by now (applyAgentTrust).
+ */
+const agentModel =
+  (prepared: PreparedSession, env: SessionHostContext["env"]) =>
+  (agent: AgentDefinition): Effect.Effect<ProvidersShape, { readonly message: string }> =>
+    Effect.gen(function* () {
+      const providers = yield* Providers.make({ config: prepared.config, configFile: prepared.paths.configFile, env, initial: prepared.model })
+      yield* providers.switchTo(agent.model, `agent ${agent.name}`)
+      return providers
+    })
 
 /** The titler, tried once per session in this process. */
 const titleOnce = (providers: Pick<ProvidersShape, "current">, resolver: PromptResolverShape, conversation: ConversationShape) => {

@@ -100,12 +100,20 @@ const firstLine = (text: string, max = 100): string => {
   return clip(line, max + 1)
 }
 
-const transcriptLines = (doc: SessionDocument): ReadonlyArray<string> =>
+/** One line per message; a task call's child (issue 26) follows it, indented, with its own messages. */
+const transcriptLines = (doc: Pick<SessionDocument, "items" | "agents">, indent = ""): ReadonlyArray<string> =>
   doc.items.flatMap((item) => {
-    if (item._tag === "user" && item.synthetic === undefined) return [`[user] ${firstLine(item.text)}`]
+    if (item._tag === "user" && item.synthetic === undefined) return [`${indent}[user] ${firstLine(item.text)}`]
     if (item._tag === "assistant") {
       const calls = (item.toolCalls ?? []).map((call) => call.name)
-      return [`[assistant] ${firstLine(item.text)}${calls.length > 0 ? ` (calls ${calls.join(", ")})` : ""}`.trimEnd()]
+      const line = `${indent}[assistant] ${firstLine(item.text)}${calls.length > 0 ? ` (calls ${calls.join(", ")})` : ""}`.trimEnd()
+      const children = (item.toolCalls ?? []).flatMap((call) => {
+        const child = doc.agents?.[call.id]
+        if (child === undefined) return []
+        const heading = `${indent}  [task ${child.index} › ${child.agent}] ${firstLine(child.description)} (${child.status})`
+        return [heading, ...transcriptLines(child, `${indent}    `)]
+      })
+      return [line, ...children]
     }
     return []
   })

@@ -233,6 +233,16 @@ export type WebFetchSettings = typeof WebFetchSettings.Type
 
 export const BackgroundTimeout = Schema.Union(PositiveNumber, Schema.Null, Schema.Literal("unlimited"))
 
+/** Subagents (docs/agents.md): how many `task` calls of one step run at once, and how deep children may nest. */
+export const AgentsSettings = Schema.Struct({
+  maxParallel: Schema.optional(PositiveInt.annotations({ message: () => "a whole number of children, 1 or more" })),
+  /** 0: no `task` tool at all; 1: the session's children cannot start their own; 2 (default): they can, once. */
+  maxDepth: Schema.optional(Schema.Int.pipe(Schema.between(0, 8, { message: () => "a whole number of levels from 0 to 8" })))
+}).annotations({ identifier: 'an object like {"maxParallel": 4, "maxDepth": 2}' })
+export type AgentsSettings = typeof AgentsSettings.Type
+
+export const agentsDefaults = { maxParallel: 4, maxDepth: 2 } as const
+
 export const Config = Schema.Struct({
   model: Schema.optional(Schema.String),
   providers: Schema.optional(Schema.Record({ key: Schema.String, value: ProviderSettings })),
@@ -261,7 +271,8 @@ export const Config = Schema.Struct({
   /** Model prices for the cost shown with usage; a model priced nowhere shows tokens only. */
   pricing: Schema.optional(PricingSettings),
   /** false: web_fetch is not offered; an object: its settings. */
-  webFetch: Schema.optional(Schema.Union(WebFetchSettings, Schema.Boolean))
+  webFetch: Schema.optional(Schema.Union(WebFetchSettings, Schema.Boolean)),
+  agents: Schema.optional(AgentsSettings)
 })
 export type Config = typeof Config.Type
 

@@ -176,7 +176,7 @@ const runCall = (call: ToolCall, settings: ExecutionSettings): Effect.Effect<Too
       })
       reporter.report(update)
     }
-    const callContext = { ...sandboxed, spill: (toolName: string, text: string) => sandboxed.spill(toolName, redactText(context.secrets, text)), progress }
+    const callContext = { ...sandboxed, callId: call.id, spill: (toolName: string, text: string) => sandboxed.spill(toolName, redactText(context.secrets, text)), progress }
     return yield* tool.run(args, callContext).pipe(
       // Only a built-in tool ends a turn (propose_plan).
       Effect.map((output): ToolOutput => {

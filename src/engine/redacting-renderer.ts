@@ -29,6 +29,8 @@ export const redactingRenderer = (view: RendererShape, redactor: Pick<RedactorSh
     toolFinished: redacted(view.toolFinished, (secrets, result, durationMs) => [redactValue(secrets, result), durationMs]),
     retrying: redacted(view.retrying, (secrets, info) => [redactValue(secrets, info)]),
     note: redacted(view.note, (secrets, text) => [redactText(secrets, text)]),
-    failed: redacted(view.failed, (secrets, message) => [redactText(secrets, message)])
+    failed: redacted(view.failed, (secrets, message) => [redactText(secrets, message)]),
+    // A subagent's events are redacted the same way (issue 26).
+    child: view.child === undefined ? undefined : (path) => redactingRenderer(view.child?.(path) ?? view, redactor)
   }
 }

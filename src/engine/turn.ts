@@ -6,6 +6,7 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { ProviderError } from "../providers/errors.ts"
 import type { ModelEvent, OutputSchema } from "../providers/model-client.ts"
@@ -32,6 +33,8 @@ import { heldImages, requestImages, withImages } from "./request-images.ts"
 import { reminderDue, reminderText } from "./todo-reminder.ts"
 import { Toolbox, toolDefinitions } from "./toolbox.ts"
 import { todoToolNames } from "../tools/todo-tools.ts"
+import { TaskRunner, taskToolName } from "../tools/task-tool.ts"
+import { childUsage } from "./task-usage.ts"
 
 export interface TurnSettings {
   /** Model requests allowed before the operator is asked whether to go on. */
@@ -190,51 +193,72 @@ const unansweredResult =
 const cancelledResult = unansweredResult("cancelled by the operator before it finished")
 
 /**
- * Runs the calls in order; if interrupted, every call still gets a result so the transcript stays
- * valid. True when a call ended the turn (its output said `endsTurn`): the calls after it are not run.
+ * Runs the calls in order, but the `task` calls concurrently (at most the runner's maxParallel at
+ * once, issue 26) beside the others, which keep their order; results are stored in call order as
+ * they complete. If interrupted (every child with it), every call still gets a result so the
+ * transcript stays valid. True when a call ended the turn (its output said `endsTurn`): the calls
+ * after it are not run.
  */
 const runToolCalls = (calls: ReadonlyArray<ToolCall>) =>
   Effect.gen(function* () {
     const renderer = yield* Renderer
     const conversation = yield* Conversation
-    const answered = new Set<string>()
-    let endedBy: string | undefined
-    const runAll = Effect.forEach(
-      calls,
-      (call) =>
-        Effect.gen(function* () {
-          if (endedBy !== undefined) {
-            const skipped = unansweredResult(`not run: ${endedBy} ended the turn`)(call)
-            answered.add(call.id)
-            yield* conversation.append(skipped)
-            return
-          }
-          yield* renderer.toolStarted(call)
-          const started = Date.now()
-          const doc = yield* conversation.document
-          const acceptsImages = (yield* Providers).current().entry.capabilities.imageInput
-          const output = yield* executeToolCall(call, { mode: doc.mode, approval: doc.approval, acceptsImages })
-          const result: ToolResult = {
-            _tag: "tool_result",
-            id: newItemId(),
-            callId: call.id,
-            name: call.name,
-            text: output.text,
-            isError: output.isError === true,
-            ...(output.images !== undefined && output.images.length > 0 ? { images: output.images } : {})
-          }
-          answered.add(call.id)
-          yield* conversation.append(result)
-          yield* renderer.toolFinished(result, Date.now() - started)
-          if (output.endsTurn === true) endedBy = call.name
-        }),
-      { discard: true }
+    const runner = yield* Effect.serviceOption(TaskRunner)
+    const results: Array<ToolResult | undefined> = calls.map(() => undefined)
+    const storing = yield* Effect.makeSemaphore(1)
+    let stored = 0
+    // The finished results at the head of the list go in; one behind an unfinished call waits for it.
+    const storeReady = storing.withPermits(1)(
+      Effect.suspend(() => {
+        const ready: Array<ToolResult> = []
+        for (let next = results[stored]; next !== undefined; next = results[stored]) {
+          ready.push(next)
+          stored++
+        }
+        return ready.length === 0 ? Effect.void : conversation.append(...ready)
+      })
     )
-    yield* runAll.pipe(
+    let endedBy: string | undefined
+    const runOne = (call: ToolCall, position: number) =>
+      Effect.gen(function* () {
+        if (endedBy !== undefined) {
+          results[position] = unansweredResult(`not run: ${endedBy} ended the turn`)(call)
+          return yield* storeReady
+        }
+        yield* renderer.toolStarted(call)
+        const started = Date.now()
+        const doc = yield* conversation.document
+        const acceptsImages = (yield* Providers).current().entry.capabilities.imageInput
+        const output = yield* executeToolCall(call, { mode: doc.mode, approval: doc.approval, acceptsImages })
+        const result: ToolResult = {
+          _tag: "tool_result",
+          id: newItemId(),
+          callId: call.id,
+          name: call.name,
+          text: output.text,
+          isError: output.isError === true,
+          ...(output.images !== undefined && output.images.length > 0 ? { images: output.images } : {})
+        }
+        results[position] = result
+        yield* storeReady
+        yield* renderer.toolFinished(result, Date.now() - started)
+        if (output.endsTurn === true) endedBy = call.name
+      })
+    const positions = calls.map((call, position) => ({ call, position }))
+    const isTask = (entry: { readonly call: ToolCall }) => Option.isSome(runner) && entry.call.name === taskToolName
+    const inOrder = Effect.forEach(positions.filter((entry) => !isTask(entry)), (entry) => runOne(entry.call, entry.position), { discard: true })
+    const tasks = Effect.forEach(positions.filter(isTask), (entry) => runOne(entry.call, entry.position), {
+      concurrency: Option.match(runner, { onNone: () => 1, onSome: (found) => found.maxParallel }),
+      discard: true
+    })
+    yield* Effect.all([inOrder, tasks], { concurrency: "unbounded", discard: true }).pipe(
       Effect.onInterrupt(() =>
-        conversation
-          .append(...calls.filter((call) => !answered.has(call.id)).map(cancelledResult))
-          .pipe(Effect.zipRight(conversation.save))
+        Effect.suspend(() => {
+          calls.forEach((call, position) => {
+            results[position] ??= cancelledResult(call)
+          })
+          return storeReady.pipe(Effect.zipRight(conversation.save))
+        })
       )
     )
     yield* conversation.save
@@ -277,7 +301,7 @@ const stopReason = (exit: Exit.Exit<TurnOutcome, unknown>): string => {
   return Cause.isInterruptedOnly(exit.cause) ? "cancelled" : "error"
 }
 
-const turnLoop = (conversation: ConversationShape, settings: TurnSettings) =>
+export const turnLoop = (conversation: ConversationShape, settings: TurnSettings) =>
   Effect.gen(function* () {
     const operator = yield* Operator
     const renderer = yield* Renderer
@@ -299,7 +323,13 @@ const turnLoop = (conversation: ConversationShape, settings: TurnSettings) =>
         yield* conversation.flush
         return { _tag: "Answered", steps, usage, usageByModel } satisfies TurnOutcome
       }
-      if (yield* runToolCalls(calls)) {
+      const ended = yield* runToolCalls(calls)
+      // What the step's children cost is part of the turn's usage (their own requests and their children's).
+      for (const [model, used] of childUsage(yield* conversation.document, calls)) {
+        usage = addUsage(usage, used)
+        usageByModel[model] = addUsage(usageByModel[model] ?? emptyUsage, used)
+      }
+      if (ended) {
         yield* conversation.flush
         return { _tag: "Answered", steps, usage, usageByModel } satisfies TurnOutcome
       }

@@ -72,6 +72,9 @@ export interface PluginUsage {
   readonly reasoningTokens?: number | undefined
 }
 
+/** One step down the tree of agents: the `task` call (its id, its number in the parent's turn) and the agent it started. */
+export type PluginAgentPath = ReadonlyArray<{ readonly callId: string; readonly index: number; readonly name: string }>
+
 export interface PluginHooks {
   onSessionStarted?(s: SessionInfo): MaybePromise<void>
   onSessionEnded?(s: SessionInfo): MaybePromise<void>
@@ -79,8 +82,9 @@ export interface PluginHooks {
   onPrompt?(p: { readonly mode: "work" | "plan" | "review" }): MaybePromise<string | undefined>
   /** Replaces the operator's message before it is stored (never with an empty text). */
   onUserMessage?(m: { readonly text: string }): MaybePromise<{ readonly text: string } | undefined>
-  onTurnStarted?(t: { readonly text: string; readonly mode: string }): MaybePromise<void>
-  onTurnFinished?(t: { readonly text: string; readonly mode: string; readonly stopReason: string }): MaybePromise<void>
+  /** `agent` is set on a subagent's turn (docs/agents.md): the task calls from the root's child down to it. */
+  onTurnStarted?(t: { readonly text: string; readonly mode: string; readonly agent?: PluginAgentPath }): MaybePromise<void>
+  onTurnFinished?(t: { readonly text: string; readonly mode: string; readonly stopReason: string; readonly agent?: PluginAgentPath }): MaybePromise<void>
   /** Changes texts of one outbound call (or drops images already on an item); same items, same order. */
   transformModel?(r: PluginModelRequest): MaybePromise<PluginModelRequest | undefined>
   onModelResponse?(r: {

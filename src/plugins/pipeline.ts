@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import type { ModelRequest } from "../providers/model-client.ts"
 import type { PlaceholderRegistry } from "../prompts/placeholder-registry.ts"
 import type { AssistantMessage, ImageRef } from "../session/items.ts"
-import type { HookName, SessionInfo } from "./api.ts"
+import type { HookName, PluginAgentPath, SessionInfo } from "./api.ts"
 import { callHook } from "./hook-call.ts"
 import { checkCompaction, checkPromptAppend, checkRawText, checkUserMessage, type Checked } from "./hook-rules.ts"
 import { makeHookRunner, type HookRunner, type PipelineNote } from "./hook-runner.ts"
@@ -21,6 +21,10 @@ import { copyView, fromPluginRequest, toPluginRequest } from "./model-view.ts"
 import { toolSeams, type ToolSeams } from "./pipeline-tools.ts"
 
 export type Purpose = "work" | "plan" | "side" | "compaction"
+
+/** A subagent's turn carries its path (a copy: the plugin cannot change the engine's); the root's has none. */
+const agentField = (agent: PluginAgentPath | undefined) =>
+  agent === undefined || agent.length === 0 ? {} : { agent: agent.map((step) => ({ callId: step.callId, index: step.index, name: step.name })) }
 
 export interface PipelineOptions {
   readonly plugins: ReadonlyArray<LoadedPlugin>
@@ -47,8 +51,9 @@ export interface HookPipeline extends ToolSeams {
   readonly promptAppends: (mode: "work" | "plan" | "review") => Effect.Effect<ReadonlyArray<string>>
   readonly rewritePrompt: (mode: "work" | "plan" | "review" | "compaction", text: string) => Effect.Effect<string>
   readonly userMessage: (text: string) => Effect.Effect<string>
-  readonly turnStarted: (turn: { readonly text: string; readonly mode: string }) => Effect.Effect<void>
-  readonly turnFinished: (turn: { readonly text: string; readonly mode: string; readonly stopReason: string }) => Effect.Effect<void>
+  /** `agent`: set for a subagent's turn (issue 26), the path from the root's child down to it. */
+  readonly turnStarted: (turn: { readonly text: string; readonly mode: string; readonly agent?: PluginAgentPath | undefined }) => Effect.Effect<void>
+  readonly turnFinished: (turn: { readonly text: string; readonly mode: string; readonly stopReason: string; readonly agent?: PluginAgentPath | undefined }) => Effect.Effect<void>
   /** rebuildModel, then transformModel, on one outbound call; `held` is every image the session holds. */
   readonly outbound: (purpose: Purpose, request: ModelRequest, held: ReadonlyMap<string, ImageRef>) => Effect.Effect<OutboundRequest>
   readonly modelResponse: (purpose: Purpose, message: AssistantMessage) => Effect.Effect<void>
@@ -173,8 +178,8 @@ export const makeHookPipeline = (options: PipelineOptions): HookPipeline => {
     rewritePrompt: (mode, text) =>
       Effect.map(fold("rewritePrompt", text, (current) => ({ mode, text: current }), (result) => checkRawText(result)), (folded) => folded.value),
     userMessage: (text) => Effect.map(fold("onUserMessage", text, (current) => ({ text: current }), (result) => checkUserMessage(result)), (folded) => folded.value),
-    turnStarted: (turn) => observe("onTurnStarted", { text: turn.text, mode: turn.mode }),
-    turnFinished: (turn) => observe("onTurnFinished", { text: turn.text, mode: turn.mode, stopReason: turn.stopReason }),
+    turnStarted: (turn) => observe("onTurnStarted", { text: turn.text, mode: turn.mode, ...agentField(turn.agent) }),
+    turnFinished: (turn) => observe("onTurnFinished", { text: turn.text, mode: turn.mode, stopReason: turn.stopReason, ...agentField(turn.agent) }),
     outbound: outboundSeam(runner),
     modelResponse: (purpose, message) =>
       table.onModelResponse.length === 0

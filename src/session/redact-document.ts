@@ -13,8 +13,11 @@
  */
 import { redactValue } from "../secrets/redact-value.ts"
 import type { Secrets } from "../secrets/secrets.ts"
+import type { ChildTranscript } from "./child-transcript.ts"
 import type { SessionDocument } from "./document.ts"
 import type { ReasoningPart, TranscriptItem } from "./items.ts"
+
+type ChildTranscripts = { readonly [callId: string]: ChildTranscript }
 
 const keepOpaque: ReadonlySet<string> = new Set(["opaque"])
 
@@ -30,10 +33,27 @@ export const redactItem = <I extends TranscriptItem>(secrets: Secrets, item: I):
   return { ...redacted, reasoning: unsigned(redacted.reasoning, item.reasoning) } as I
 }
 
+/** Subagents' transcripts (issue 26): each item as the session's own, provider state kept. */
+const redactChildren = (secrets: Secrets, children: ChildTranscripts): ChildTranscripts =>
+  Object.fromEntries(
+    Object.entries(children).map(([callId, child]) => {
+      const { items, agents, ...fields } = child
+      return [
+        callId,
+        {
+          ...redactValue(secrets, fields),
+          items: items.map((item) => redactItem(secrets, item)),
+          ...(agents === undefined ? {} : { agents: redactChildren(secrets, agents) })
+        }
+      ]
+    })
+  )
+
 const redactFields = (secrets: Secrets, doc: SessionDocument, items: ReadonlyArray<TranscriptItem>): SessionDocument => {
-  const { items: _items, ...fields } = doc
+  const { items: _items, agents, ...fields } = doc
   const redacted = redactValue(secrets, fields)
-  return redacted === fields && items === doc.items ? doc : { ...redacted, items }
+  if (redacted === fields && items === doc.items && agents === undefined) return doc
+  return { ...redacted, items, ...(agents === undefined ? {} : { agents: redactChildren(secrets, agents) }) }
 }
 
 /**

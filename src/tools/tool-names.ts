@@ -10,6 +10,7 @@ import { proposePlanToolName } from "./propose-plan-tool.ts"
 import { questionToolName } from "./question-tool.ts"
 import { searchSpec } from "./search-spec.ts"
 import { skillToolName } from "./skill-tool.ts"
+import { taskToolName } from "./task-tool.ts"
 import { globSpec, grepSpec, listSpec, readSpec, treeSpec } from "./specs.ts"
 import { todoToolNames } from "./todo-tools.ts"
 import { editSpec, writeSpec } from "./write-specs.ts"
@@ -28,7 +29,8 @@ export const sessionToolNames: ReadonlyArray<string> = [
   viewImageSpec.name,
   describeImageSpec.name,
   webFetchSpec.name,
-  ...Object.values(bashToolNames)
+  ...Object.values(bashToolNames),
+  taskToolName
 ]
 
 /** Every tool this build provides; `--disable-tool` accepts exactly these names (a session test holds it to the real list). */

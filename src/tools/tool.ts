@@ -71,6 +71,8 @@ export interface ToolContext {
    * Used only after the path fence and the approval let the call run: the editor is a transport.
    */
   readonly editorFiles?: EditorFiles | undefined
+  /** The id of the call being run, set by the executor (the `task` tool files its child under it). */
+  readonly callId?: string | undefined
 }
 
 /** Text files as an editor has them (its open buffers, or the disk); `real` is a fenced real path. */

@@ -169,9 +169,11 @@ const askAll = async (prompts: InertPrompts, io: DialogIo, questions: ReadonlyAr
 
 export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
   let clack: InertPrompts | undefined
+  // Subagents run at the same time (issue 26) and may ask together: one dialog at a time, the others wait their turn.
+  const oneAtATime = Effect.unsafeMakeSemaphore(1)
   /** Runs one dialog with the keyboard handed to clack, noticing Ctrl+C on the way. */
   const dialog = <A>(body: (prompts: InertPrompts, io: DialogIo) => Promise<A>): Effect.Effect<A> =>
-    Effect.promise(async () => {
+    oneAtATime.withPermits(1)(Effect.promise(async () => {
       clack ??= inertPrompts(await import("@clack/prompts"))
       host.takeOver()
       let ctrlC = false
@@ -186,7 +188,7 @@ export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
         host.giveBack()
         if (ctrlC) host.interruptTurn()
       }
-    })
+    }))
 
   return {
     confirm: (question, defaultAnswer) =>

@@ -15,6 +15,8 @@ import { InertStream, visible, visibleValue } from "../terminal/inert.ts"
 import { formatBytes } from "../text/bytes.ts"
 import { plural } from "../text/plural.ts"
 import { bashToolNames } from "../tools/bash-specs.ts"
+import { makeAgentLines } from "./agent-lines.ts"
+import { defaultAgentName, taskToolName } from "../tools/task-tool.ts"
 import { questionToolName } from "../tools/question-tool.ts"
 import { editSpec, writeSpec } from "../tools/write-specs.ts"
 
@@ -25,6 +27,8 @@ export interface TurnSurface {
   /** What the turn is doing now, shown live until it changes (undefined = nothing). */
   readonly activity: (text: string | undefined) => void
   readonly columns: () => number
+  /** The running subagents' live lines (issue 26); absent: children are not shown live. */
+  readonly agents?: ((lines: ReadonlyArray<string>) => void) | undefined
 }
 
 const maxDiffLines = 40
@@ -61,6 +65,10 @@ export const callLine = (call: ToolCall, width: number): string => {
   if (call.name === questionToolName && Array.isArray(questions)) {
     const headers = questions.map((question) => (question as { header?: unknown }).header).filter((header) => typeof header === "string")
     return clipText(`question ${headers.join(", ")}`, width)
+  }
+  if (call.name === taskToolName) {
+    const agent = stringArg(call, "agent") ?? defaultAgentName
+    return clipText(`task ${agent} · ${(stringArg(call, "description") ?? "").replace(/\s+/g, " ")}`, width)
   }
   return describeCall(call, width)
 }
@@ -105,6 +113,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
   let reasoningStarted = 0
   const reasoningText = new InertStream()
   const calls = new Map<string, ToolCall>()
+  const agents = surface.agents === undefined ? undefined : makeAgentLines(surface.agents)
   const denied = new Set<string>()
   // Calls the operator approved in a dialog that already showed their diff.
   const previewed = new Set<string>()
@@ -178,6 +187,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
         surface.activity(undefined)
         const call = calls.get(raw.callId)
         const seen = { denied: denied.has(raw.callId), previewed: previewed.has(raw.callId) }
+        surface.commit((agents?.finished(raw.callId) ?? []).map((line) => palette.dim(clipText(line, surface.columns() - 1))))
         surface.commit(resultLines(call, { ...raw, text: visible(raw.text) }, durationMs, seen, palette, surface.columns()))
         calls.delete(raw.callId)
         denied.delete(raw.callId)
@@ -197,6 +207,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
       Effect.sync(() => {
         settle()
         surface.activity(undefined)
+        agents?.clear()
       }),
     failed: (message) =>
       Effect.sync(() => {
@@ -209,7 +220,9 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
       settle()
       markdown = new MarkdownStream(palette)
       surface.activity(undefined)
+      agents?.clear()
       surface.commit([palette.yellow("⏹ cancelled · the partial answer is kept")])
-    }
+    },
+    child: agents?.child
   }
 }

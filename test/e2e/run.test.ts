@@ -27,7 +27,7 @@ const bodyOf = (fake: FakeLlm, index: number): ChatBody => fake.requests[index]?
 
 /** What Work mode offers in this build, in catalog order (SPEC M2). */
 const workCatalog = [
-  "read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "plan", "question", "web_fetch",
+  "read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "plan", "question", "web_fetch", "task",
   "edit", "write", "bash", "bash_start", "bash_status", "bash_logs", "bash_stop"
 ]
 
@@ -259,7 +259,7 @@ describe("crystal run refuses to start", () => {
     const result = await runCrystal(sandbox, ["run", "--disable-tool", "teleport", "hi"])
     expect(result.code).toBe(2)
     expect(result.stderr).toBe(
-      "crystal: --disable-tool: unknown tool 'teleport' (built-in tools: read, list, tree, glob, grep, search, edit, write, todowrite, todoread, plan, propose_plan, question, skill, view_image, describe_image, web_fetch, bash, bash_start, bash_status, bash_logs, bash_stop)\n"
+      "crystal: --disable-tool: unknown tool 'teleport' (built-in tools: read, list, tree, glob, grep, search, edit, write, todowrite, todoread, plan, propose_plan, question, skill, view_image, describe_image, web_fetch, bash, bash_start, bash_status, bash_logs, bash_stop, task)\n"
     )
     expect(fake.requests).toHaveLength(0)
   })

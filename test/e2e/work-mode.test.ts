@@ -137,7 +137,7 @@ describe("plan mode cannot change the workspace", () => {
     expect(await snapshot(sandbox.workspace)).toEqual(before)
     expect(await fs.readdir(outside)).toEqual([])
     const offered = (fake.requests[0]?.body as { tools: Array<{ function: { name: string } }> }).tools.map((tool) => tool.function.name)
-    expect(offered).toEqual(["read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "plan", "question", "web_fetch", "propose_plan"])
+    expect(offered).toEqual(["read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "plan", "question", "web_fetch", "task", "propose_plan"])
     const results = toolResults(result.stdout)
     expect(results.filter((entry) => entry.ok).map((entry) => entry.name)).toEqual(approval === "audit" ? [] : ["todowrite", "read"])
   })

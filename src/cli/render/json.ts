@@ -4,9 +4,13 @@
  * or remove them.
  */
 import * as Effect from "effect/Effect"
+import type { AgentPath } from "../../agents/definition.ts"
 import type { RendererShape } from "../../engine/renderer.ts"
 import type { Usage } from "../../session/items.ts"
 import { writeJsonEvent, type JsonEvent } from "./json-event.ts"
+
+/** A subagent's path as every one of its events carries it (docs/agents.md). */
+export const agentJson = (path: AgentPath) => path.map((step) => ({ call_id: step.callId, index: step.index, name: step.name }))
 
 export const usageJson = (usage: Usage) => ({
   input_tokens: usage.inputTokens,
@@ -16,9 +20,13 @@ export const usageJson = (usage: Usage) => ({
   ...(usage.reasoningTokens !== undefined ? { reasoning_tokens: usage.reasoningTokens } : {})
 })
 
-/** The renderer, its events handed to `write` (tests collect them; the product writes them to stdout). */
-export const makeJsonRenderer = (write: (event: JsonEvent) => void): RendererShape => {
-  const emit = (event: JsonEvent) => Effect.sync(() => write(event))
+/**
+ * The renderer, its events handed to `write` (tests collect them; the product writes them to
+ * stdout); with `agent`, a subagent's, each event marked with its path.
+ */
+export const makeJsonRenderer = (write: (event: JsonEvent) => void, agent?: AgentPath): RendererShape => {
+  const marked = agent === undefined ? undefined : agentJson(agent)
+  const emit = (event: JsonEvent) => Effect.sync(() => write(marked === undefined ? event : { ...event, agent: marked }))
   return {
     sessionStarted: (info) =>
       emit({ type: "session", id: info.id, model: info.model, workspace: info.workspace, resumed: info.resumed }),
@@ -69,7 +77,8 @@ export const makeJsonRenderer = (write: (event: JsonEvent) => void): RendererSha
         session_usage: { ...usageJson(summary.session.usage), ...(summary.session.usd === undefined ? {} : { cost_usd: summary.session.usd }) },
         ...("output" in summary ? { output: summary.output } : {})
       }),
-    failed: (message) => emit({ type: "error", message })
+    failed: (message) => emit({ type: "error", message }),
+    child: (path) => makeJsonRenderer(write, path)
   }
 }
 

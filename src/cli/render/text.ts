@@ -8,6 +8,7 @@
  * inert whether or not it is a terminal; stdout is the answer as data, exact when piped.
  */
 import * as Effect from "effect/Effect"
+import { agentPathLabel, type AgentPath } from "../../agents/definition.ts"
 import type { RendererShape } from "../../engine/renderer.ts"
 import { writeStderr, writeStdout } from "../../terminal/output.ts"
 import type { Palette } from "../../terminal/colors.ts"
@@ -122,6 +123,31 @@ export const makeTextRenderer = (
     retrying: (info) => line(style.yellow, `${info.reason} — retrying in ${seconds(info.delayMs)} (attempt ${info.attempt + 1} of ${info.maxAttempts})`),
     note: (text) => line(style.yellow, text),
     finished: () => Effect.sync(endReasoning),
-    failed: (message) => line(style.red, `crystal: ${message}`)
+    failed: (message) => line(style.red, `crystal: ${message}`),
+    child: (path) => childLog(path, line, style)
+  }
+}
+
+/**
+ * A subagent's part of the log (issue 26): its tool calls and results on stderr, each marked with
+ * its path; its answer reaches the parent as the task's result, so none of its text is printed.
+ */
+const childLog = (path: AgentPath, line: (paint: (text: string) => string, text: string) => Effect.Effect<void>, style: Palette): RendererShape => {
+  const mark = `[${agentPathLabel(path)}]`
+  return {
+    sessionStarted: () => Effect.void,
+    textDelta: () => Effect.void,
+    reasoningDelta: () => Effect.void,
+    assistantMessage: () => Effect.void,
+    toolStarted: (call) => line(style.cyan, `${mark} → ${describeCall(call)}`),
+    toolProgress: () => Effect.void,
+    approval: () => Effect.void,
+    toolFinished: (result, durationMs) =>
+      result.isError ? line(style.red, `${mark}   ✗ ${describeResult(result)}`) : line(style.dim, `${mark}   ✓ ${describeResult(result)} (${durationMs} ms)`),
+    retrying: (info) => line(style.yellow, `${mark} ${info.reason} — retrying in ${seconds(info.delayMs)}`),
+    note: (text) => line(style.yellow, `${mark} ${text}`),
+    finished: () => Effect.void,
+    failed: (message) => line(style.red, `${mark} ${message}`),
+    child: (deeper) => childLog(deeper, line, style)
   }
 }

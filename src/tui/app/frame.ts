@@ -31,6 +31,7 @@ const aboveEditor = (state: AppState, context: FrameContext, width: number): Arr
     const seconds = Math.floor((context.now - state.turnSince) / 1000)
     above.push(`${palette.cyan(spinner[state.tick % spinner.length] ?? "")} ${state.activity ?? palette.dim("working…")} ${palette.dim(`${seconds} s · Ctrl+C cancels`)}`)
   } else if (state.activity !== undefined) above.push(state.activity)
+  for (const line of state.agents) above.push(palette.dim(clipText(line, width)))
   for (const queued of state.queue) above.push(palette.dim(clipText(`queued: ${queued.text.replace(/\n/g, " ")}`, width)))
   return above
 }

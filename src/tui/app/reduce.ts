@@ -89,7 +89,7 @@ export const reduce = (state: AppState, event: AppEvent): Step => {
       return only(withEditor(attached, insertAtomic(state.editor, event.image.marker ?? "[Image]", id)))
     }
     case "TurnEnded":
-      return nextQueued({ ...state, turnSince: undefined, activity: undefined, partial: "" }, [{ _tag: "Commit", lines: [""] }, { _tag: "RefreshStatus" }], event.at)
+      return nextQueued({ ...state, turnSince: undefined, activity: undefined, agents: [], partial: "" }, [{ _tag: "Commit", lines: [""] }, { _tag: "RefreshStatus" }], event.at)
     case "CommandEnded":
       // Whatever the command changed (mode, model, prompts…) shows in the status line.
       return nextQueued({ ...state, commandRunning: false }, [{ _tag: "RefreshStatus" }], event.at)
@@ -101,6 +101,8 @@ export const reduce = (state: AppState, event: AppEvent): Step => {
       return only({ ...state, partial: event.text })
     case "Activity":
       return only({ ...state, activity: event.text })
+    case "Agents":
+      return only({ ...state, agents: event.lines })
     case "DialogOpened":
       return only({ ...state, dialogOpen: true })
     case "DialogClosed":

@@ -37,6 +37,8 @@ export interface AppState {
   readonly partial: string
   /** What the turn is doing now (undefined = nothing to say). */
   readonly activity: string | undefined
+  /** One live line per running subagent, indented by depth (issue 26). */
+  readonly agents: ReadonlyArray<string>
   readonly hint: { readonly text: string; readonly until: number } | undefined
   /** A dialog owns the keyboard and the screen below the output. */
   readonly dialogOpen: boolean
@@ -86,6 +88,8 @@ export type AppEvent =
   | { readonly _tag: "InputBroke"; readonly reason: string }
   | { readonly _tag: "Partial"; readonly text: string }
   | { readonly _tag: "Activity"; readonly text: string | undefined }
+  /** The running subagents' live lines (issue 26), under the activity line. */
+  | { readonly _tag: "Agents"; readonly lines: ReadonlyArray<string> }
   | { readonly _tag: "DialogOpened" }
   | { readonly _tag: "DialogClosed" }
   | { readonly _tag: "Ticked" }
@@ -126,6 +130,7 @@ export const initialState = (inputs: WorkspaceInputs, status: StatusInfo): AppSt
   completionDismissed: undefined,
   partial: "",
   activity: undefined,
+  agents: [],
   hint: undefined,
   dialogOpen: false,
   turnSince: undefined,

@@ -9,7 +9,7 @@ import type { AppEffect, AppEvent, AppState } from "./state.ts"
 /** The events that only change the record (`reduce` asks nothing for them): plain callbacks may apply them. */
 export type StateEvent = Extract<
   AppEvent,
-  { readonly _tag: "Partial" | "Activity" | "DialogOpened" | "DialogClosed" | "Ticked" | "StatusRead" | "TasksCounted" | "WorkspaceChanged" }
+  { readonly _tag: "Partial" | "Activity" | "Agents" | "DialogOpened" | "DialogClosed" | "Ticked" | "StatusRead" | "TasksCounted" | "WorkspaceChanged" }
 >
 
 export interface Store {

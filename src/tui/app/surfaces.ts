@@ -18,6 +18,10 @@ export const turnSurface = (store: Store, live: LiveRegion, terminal: Terminal):
     store.update({ _tag: "Activity", text })
     live.renderSoon()
   },
+  agents: (lines) => {
+    store.update({ _tag: "Agents", lines })
+    live.renderSoon()
+  },
   columns: terminal.columns
 })
 

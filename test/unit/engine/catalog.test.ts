@@ -42,7 +42,7 @@ const sessionCatalogs = async (extra: Record<string, unknown> = {}) => {
 describe("catalogs", () => {
   it("a real session's Plan catalog is SPEC M1's and the plan tool (B9), with nothing else that writes or runs", async () => {
     const { plan } = await sessionCatalogs()
-    expect(plan).toEqual(["read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "plan", "question", "skill", "web_fetch", "propose_plan"])
+    expect(plan).toEqual(["read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "plan", "question", "skill", "web_fetch", "task", "propose_plan"])
   })
 
   it("leaves web_fetch out of both catalogs when config.json says webFetch: false", async () => {
@@ -55,7 +55,7 @@ describe("catalogs", () => {
   it("a real session's Work catalog is SPEC M2's, and every name it provides is one --disable-tool accepts", async () => {
     const { work, fileWriters } = await sessionCatalogs()
     expect(work).toEqual([
-      "read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "plan", "question", "skill", "web_fetch",
+      "read", "list", "tree", "glob", "grep", "search", "todowrite", "todoread", "plan", "question", "skill", "web_fetch", "task",
       "edit", "write", "bash", "bash_start", "bash_status", "bash_logs", "bash_stop"
     ])
     // The image tools are provided too, but this model takes no images and no imageModel is configured; propose_plan is Plan mode's.

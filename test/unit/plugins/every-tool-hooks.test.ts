@@ -33,6 +33,7 @@ const sampleArguments: Readonly<Record<string, unknown>> = {
   todoread: {},
   plan: { text: "# Plan\n- [ ] one\n" },
   propose_plan: {},
+  task: { description: "look around", prompt: "list the files" },
   question: { questions: [{ header: "Pick", question: "Which?", options: [{ label: "a", description: "A" }, { label: "b", description: "B" }] }] },
   skill: { name: "deploy" },
   edit: { path: "a.txt", old_string: "alpha", new_string: "beta" },
