@@ -6,6 +6,7 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { ProviderError } from "../providers/errors.ts"
 import type { ModelEvent } from "../providers/model-client.ts"
@@ -31,6 +32,8 @@ import { heldImages, requestImages, withImages } from "./request-images.ts"
 import { reminderDue, reminderText } from "./todo-reminder.ts"
 import { Toolbox, toolDefinitions } from "./toolbox.ts"
 import { todoToolNames } from "../tools/todo-tools.ts"
+import { filesChangedText } from "./files-changed.ts"
+import { TurnCheckpoints, type TurnCheckpointsShape } from "./turn-checkpoints.ts"
 
 export interface TurnSettings {
   /** Model requests allowed before the operator is asked whether to go on. */
@@ -253,10 +256,24 @@ const turnBody = (conversation: ConversationShape, input: UserInput, settings: T
     yield* conversation.append(userMessage)
     yield* conversation.save
     const mode = (yield* conversation.document).mode
+    const checkpoints = yield* Effect.serviceOption(TurnCheckpoints)
+    if (Option.isSome(checkpoints)) yield* checkpoints.value.turnStarted(userMessage)
     yield* hooks.turnStarted({ text, mode })
     return yield* turnLoop(conversation, settings).pipe(
+      Effect.onExit(() => (Option.isSome(checkpoints) ? checkpointEnded(checkpoints.value) : Effect.void)),
       Effect.onExit((exit) => hooks.turnFinished({ text, mode, stopReason: stopReason(exit) }))
     )
+  })
+
+/** The turn's "after" snapshot and record; the turn line says how many files it changed. */
+const checkpointEnded = (checkpoints: TurnCheckpointsShape) =>
+  Effect.gen(function* () {
+    const ended = yield* checkpoints.turnEnded
+    if (ended === undefined) return
+    const renderer = yield* Renderer
+    if (renderer.filesChanged !== undefined) yield* renderer.filesChanged(ended)
+    else if (ended.files.length > 0) yield* renderer.note(filesChangedText(ended.files))
+    yield* (yield* Conversation).flush.pipe(Effect.ignore)
   })
 
 /** What onTurnFinished hears of how a turn ended. */

@@ -1,5 +1,6 @@
 import * as Schema from "effect/Schema"
 import { approvalModes } from "../approval/policy.ts"
+import { CheckpointRecord } from "./checkpoint-records.ts"
 import { Todo, TranscriptItem, Usage } from "./items.ts"
 
 export const Mode = Schema.Literal("plan", "work")
@@ -43,7 +44,9 @@ export const SessionDocument = Schema.Struct({
   /** The highest `[Image #N]` number given out: numbers are never reused, a failed attach leaves a gap. */
   imageCount: Schema.optional(Schema.Number),
   /** sha256 of images a provider refused: from then on they travel as their marker text only. */
-  rejectedImages: Schema.optional(Schema.Array(Schema.String))
+  rejectedImages: Schema.optional(Schema.Array(Schema.String)),
+  /** The turns' checkpoints and the rewinds (docs/checkpoints.md); absent in sessions saved before them. */
+  checkpoints: Schema.optional(Schema.Array(CheckpointRecord))
 })
 export type SessionDocument = typeof SessionDocument.Type
 

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import type { RendererShape } from "../engine/renderer.ts"
 import type { ToolCall, ToolResult } from "../session/items.ts"
 import { describeCall, describeProgress } from "../cli/render/summary.ts"
-import { diffLines, withContext } from "./diff.ts"
+import { diffLines, withContext } from "../text/diff.ts"
 import { MarkdownStream } from "./markdown.ts"
 import type { Palette } from "../terminal/colors.ts"
 import { clipText } from "./width.ts"
@@ -17,6 +17,7 @@ import { plural } from "../text/plural.ts"
 import { bashToolNames } from "../tools/bash-specs.ts"
 import { questionToolName } from "../tools/question-tool.ts"
 import { editSpec, writeSpec } from "../tools/write-specs.ts"
+import { filesChangedText } from "../engine/files-changed.ts"
 
 export interface TurnSurface {
   readonly commit: (lines: ReadonlyArray<string>) => void
@@ -197,6 +198,12 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
       Effect.sync(() => {
         settle()
         surface.activity(undefined)
+      }),
+    filesChanged: (event) =>
+      Effect.sync(() => {
+        if (event.files.length === 0) return
+        settle()
+        surface.commit([palette.dim(`✎ turn ${event.turn}: ${visible(filesChangedText(event.files))} · /rewind to undo`)])
       }),
     failed: (message) =>
       Effect.sync(() => {

@@ -68,5 +68,12 @@ export const jsonRenderer: RendererShape = {
       ...(summary.usd === undefined ? {} : { cost_usd: summary.usd }),
       session_usage: { ...usageJson(summary.session.usage), ...(summary.session.usd === undefined ? {} : { cost_usd: summary.session.usd }) }
     }),
-  failed: (message) => emit({ type: "error", message })
+  failed: (message) => emit({ type: "error", message }),
+  // A turn that took a checkpoint (docs/checkpoints.md): what it changed, for `crystal rewind --to`.
+  filesChanged: (event) =>
+    emit({
+      type: "files_changed",
+      turn: event.turn,
+      files: event.files.map((file) => ({ path: file.path, kind: file.kind, added: file.added, removed: file.removed, binary: file.binary }))
+    })
 }
