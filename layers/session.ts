@@ -26,6 +26,8 @@ import { chargedTo } from "../src/engine/usage-meter.ts"
 import { makeSessionControls, type SessionControls } from "../src/engine/session-controls.ts"
 import { nameSession, needsTitle } from "../src/engine/titler.ts"
 import { Toolbox } from "../src/engine/toolbox.ts"
+import { TurnCheckpoints, type TurnCheckpointsShape } from "../src/engine/turn-checkpoints.ts"
+import { sessionCheckpoints } from "./session-checkpoints.ts"
 import { MediaStore } from "../src/media/media-store.ts"
 import { PromptResolver, type PromptResolverShape, type SidePrompts } from "../src/prompts/prompt-resolver.ts"
 import type { PlaceholderRegistry } from "../src/prompts/placeholder-registry.ts"
@@ -58,6 +60,7 @@ export type SessionServices =
   | PluginLoader
   | Redactor
   | PlanFile
+  | TurnCheckpoints
 
 /** What the process gives every session it starts: its environment, and where events and questions go. */
 export interface SessionHostContext {
@@ -84,6 +87,8 @@ export interface Session {
   readonly mcp: McpServersShape | undefined
   /** The session's plan file (docs/plans.md): its path is fixed by the home, plans.directory and the session's id. */
   readonly plan: PlanFileShape
+  /** The session's checkpoints (/rewind): docs/checkpoints.md. */
+  readonly checkpoints: TurnCheckpointsShape
 }
 
 /** One crystal process per session, for as long as the scope is open. */
@@ -195,6 +200,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     // A resumed session's system text is composed afresh from the current settings and prompts.
     const system = yield* resolver.compose(yield* conversation.document)
     yield* conversation.update((doc) => ({ ...doc, system }))
+    const checkpoints = yield* sessionCheckpoints(prepared, { conversation, background, note: renderer.note })
     const sandboxNote = sandboxStartNote()
     const services = store.pipe(
       Context.add(Providers, providers),
@@ -209,7 +215,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       Context.add(Operator, host.operator),
       Context.add(PluginLoader, plugins),
       Context.add(Redactor, redactor),
-      Context.add(PlanFile, plan)
+      Context.add(PlanFile, plan),
+      Context.add(TurnCheckpoints, checkpoints)
     )
     yield* pluginMoments(plugins, conversation)
     return {
@@ -222,7 +229,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       nameSession: titleOnce(charged, resolver, conversation),
       runningTasks: runningTasks(background),
       mcp,
-      plan
+      plan,
+      checkpoints
     }
   })
 

@@ -21,6 +21,8 @@ export interface TurnCheckpointsShape {
   readonly beforeChange: Effect.Effect<void>
   /** The turn ended, however it ended: its record, with the files it changed (undefined: no snapshot). */
   readonly turnEnded: Effect.Effect<{ readonly turn: number; readonly files: ReadonlyArray<FileChange> } | undefined>
+  /** The workspace's store (opened now if no turn opened it yet); undefined when the workspace has none (said once). */
+  readonly store: Effect.Effect<CheckpointStoreShape | undefined>
 }
 
 export class TurnCheckpoints extends Context.Tag("crystal/TurnCheckpoints")<TurnCheckpoints, TurnCheckpointsShape>() {}
@@ -60,7 +62,7 @@ export const makeTurnCheckpoints = (options: TurnCheckpointsOptions): Effect.Eff
     const openStore = yield* Effect.cached(
       options.open.pipe(
         Effect.map((opened) => ("_tag" in opened ? { refused: opened.reason } : { store: opened })),
-        Effect.catchAll((error) => Effect.succeed({ refused: `the checkpoint store could not be opened: ${error.message}` }))
+        Effect.catchAll((error) => Effect.succeed({ refused: `checkpoints are off: ${error.message}` }))
       )
     )
     let current: OpenTurn | undefined
@@ -72,7 +74,7 @@ export const makeTurnCheckpoints = (options: TurnCheckpointsOptions): Effect.Eff
       if ("store" in opened) return Effect.succeed(opened.store)
       if (disabled) return Effect.succeed(undefined)
       disabled = true
-      return Effect.as(options.note(`Checkpoints are off for this session: ${opened.refused}. Changes cannot be rewound.`), undefined)
+      return Effect.as(options.note(`${opened.refused} (the session goes on; its changes cannot be rewound)`), undefined)
     })
 
     /** One failed snapshot costs the turn its checkpoint, never the turn itself. */
@@ -158,5 +160,5 @@ export const makeTurnCheckpoints = (options: TurnCheckpointsOptions): Effect.Eff
       })
     })
 
-    return { turnStarted, beforeChange, turnEnded } satisfies TurnCheckpointsShape
+    return { turnStarted, beforeChange, turnEnded, store } satisfies TurnCheckpointsShape
   })

@@ -4,7 +4,7 @@
  * line per tool call with a result line under it, edits as a coloured diff, the tail of bash output.
  */
 import * as Effect from "effect/Effect"
-import type { RendererShape } from "../engine/renderer.ts"
+import type { FilesChangedEvent, RendererShape } from "../engine/renderer.ts"
 import type { ToolCall, ToolResult } from "../session/items.ts"
 import { describeCall, describeProgress } from "../cli/render/summary.ts"
 import { diffLines, withContext } from "../text/diff.ts"
@@ -96,6 +96,10 @@ const resultLines = (
   return lines
 }
 
+/** The turn line of a turn that changed files (docs/checkpoints.md). */
+const filesChangedLine = (event: FilesChangedEvent, palette: Palette): string =>
+  palette.dim(`✎ turn ${event.turn}: ${filesChangedText(event.files)} · /rewind to undo`)
+
 /** The terminal's renderer; `interrupted` marks a cancelled turn after what streamed. */
 export type TurnView = RendererShape & { readonly interrupted: () => void }
 
@@ -127,6 +131,10 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
   const settle = () => {
     endReasoning()
     endText()
+  }
+  const commitSettled = (lines: ReadonlyArray<string>) => {
+    settle()
+    surface.commit(lines)
   }
 
   return {
@@ -199,12 +207,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
         settle()
         surface.activity(undefined)
       }),
-    filesChanged: (event) =>
-      Effect.sync(() => {
-        if (event.files.length === 0) return
-        settle()
-        surface.commit([palette.dim(`✎ turn ${event.turn}: ${visible(filesChangedText(event.files))} · /rewind to undo`)])
-      }),
+    filesChanged: (event) => Effect.sync(() => event.files.length > 0 && commitSettled([filesChangedLine(event, palette)])),
     failed: (message) =>
       Effect.sync(() => {
         settle()
