@@ -19,6 +19,7 @@ import { promptsetsCommand } from "./promptsets-command.ts"
 import { pluginsCommand } from "./plugins-command.ts"
 import { toolsCommand } from "./tools-command.ts"
 import { mcpCommand } from "./mcp-command.ts"
+import { checkpointsCommand, rewindCommand } from "./checkpoints-command.ts"
 
 /** @effect/cli handlers return nothing, so each reports its exit code through `done`. */
 export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<number>, done: (code: number) => void) => {
@@ -51,7 +52,9 @@ export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<nu
       promptAttachmentsCommand(done),
       pluginsCommand(done),
       toolsCommand(done),
-      mcpCommand(done)
+      mcpCommand(done),
+      checkpointsCommand(done),
+      rewindCommand(done)
     ])
   )
 }
