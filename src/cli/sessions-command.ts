@@ -26,6 +26,7 @@ import { formatOption, handle, homeFrom, homeOption, isDirectory, printFields, p
 import { clip } from "../text/clip.ts"
 import { costText, sessionCost, tokensText } from "../providers/cost.ts"
 import { priceLookup } from "../providers/pricing.ts"
+import { forgetSessionCheckpoints } from "./forget-checkpoints.ts"
 
 const homeDir = (home: Option.Option<string>): Effect.Effect<string> => Effect.sync(() => homeFrom(home))
 
@@ -182,8 +183,13 @@ const deleteCommand = (setExitCode: (code: number) => void) =>
       Effect.gen(function* () {
         const homePath = yield* homeDir(home)
         const store = makeSessionStore(path.join(homePath, "sessions"))
+        const doc = yield* Effect.option(store.load(id))
         const file = yield* store.remove(id)
         const removedId = path.basename(file, ".json")
+        if (Option.isSome(doc)) {
+          const problem = yield* forgetSessionCheckpoints(homePath, doc.value.workspace, removedId, yield* configIn(homePath).pipe(Effect.orElseSucceed(() => ({}))))
+          if (problem !== undefined) writeInertStderr(`crystal: ${problem}\n`)
+        }
         // Its truncated tool outputs go with it.
         fs.rmSync(path.join(homePath, "spill", removedId), { recursive: true, force: true })
         writeInertStdout(`deleted session ${removedId} (${file})\n`)

@@ -35,7 +35,10 @@ export const mayChangeWorkspace = (tool: Tool, rewritten: boolean): boolean =>
   rewritten || tool.external === true || !tool.modes.includes("plan")
 
 /** The key a turn's snapshots are kept under in the store; a deleted session forgets `${session}/`. */
-export const checkpointKey = (sessionId: string, turn: number): string => `${sessionId}/${turn}`
+export const checkpointKey = (sessionId: string, turn: number): string => `${checkpointPrefix(sessionId)}${turn}`
+
+/** What every key of a session starts with. */
+export const checkpointPrefix = (sessionId: string): string => `${sessionId}/`
 
 export interface TurnCheckpointsOptions {
   readonly sessionId: string

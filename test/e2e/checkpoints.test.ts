@@ -156,6 +156,17 @@ describe("checkpoints and rewind", () => {
     const body = fake.requests[requestsBefore]?.body as { messages: Array<{ role: string; content?: unknown }> }
     expect(JSON.stringify(body.messages)).not.toContain("change everything")
     expect(body.messages.filter((message) => message.role === "user")).toHaveLength(1)
+
+    // Deleting the session forgets its checkpoints (the turn's and the rewind's).
+    const keysDir = (): string => {
+      const [store] = fs.readdirSync(path.join(sandbox.home, "checkpoints"))
+      return path.join(sandbox.home, "checkpoints", store as string, "keys")
+    }
+    const keyCount = () => fs.readdirSync(keysDir()).filter((name) => name.endsWith(".json")).length
+    expect(keyCount()).toBe(2)
+    const deleted = await runCrystal(sandbox, ["sessions", "delete", id])
+    expect(deleted.code, deleted.stderr).toBe(0)
+    expect(keyCount()).toBe(0)
   })
 
   it("asks about a file the operator changed since the turn: nothing changes without --yes, --yes rewinds it and a redo brings the edit back", async () => {

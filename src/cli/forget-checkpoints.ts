@@ -1,0 +1,21 @@
+import * as fs from "node:fs"
+import * as Effect from "effect/Effect"
+import { checkpointSettings } from "../../layers/checkpoint-settings.ts"
+import { openCheckpointStore, storeDirFor } from "../checkpoints/open.ts"
+import { checkpointPrefix } from "../engine/turn-checkpoints.ts"
+import type { Config } from "../config/schema.ts"
+
+/**
+ * A deleted session's checkpoints are forgotten: content no other session's checkpoint holds goes
+ * at the next prune. Returns a problem to report, or undefined.
+ */
+export const forgetSessionCheckpoints = (home: string, workspace: string, sessionId: string, config: Config): Effect.Effect<string | undefined> =>
+  Effect.gen(function* () {
+    if (!fs.existsSync(storeDirFor(workspace, home))) return undefined
+    const opened = yield* openCheckpointStore(workspace, home, checkpointSettings(config))
+    if ("_tag" in opened) return undefined
+    return yield* opened.forget(checkpointPrefix(sessionId)).pipe(
+      Effect.as(undefined),
+      Effect.catchAll((error) => Effect.succeed(`the session's checkpoints were not forgotten: ${error.message}`))
+    )
+  })
