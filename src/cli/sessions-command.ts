@@ -27,6 +27,7 @@ import { clip } from "../text/clip.ts"
 import { costText, sessionCost, tokensText } from "../providers/cost.ts"
 import { priceLookup } from "../providers/pricing.ts"
 import { forgetSessionCheckpoints } from "./forget-checkpoints.ts"
+import { checkpointHeader, checkpointRows } from "./checkpoints-command.ts"
 
 const homeDir = (home: Option.Option<string>): Effect.Effect<string> => Effect.sync(() => homeFrom(home))
 
@@ -134,10 +135,16 @@ const show = (setExitCode: (code: number) => void) =>
           ["Usage", tokensText(cost.usage)],
           ["Cost", costText(cost)],
           ["Parent", doc.parent ?? "-"],
+          ["Checkpoints", String(doc.checkpoints?.length ?? 0)],
           ["File", path.join(store.dir, `${doc.id}.json`)]
         ])
         const lines = transcriptLines(doc)
         if (format === "table" && lines.length > 0) writeInertStdout(`\n${lines.join("\n")}\n`)
+        const checkpoints = doc.checkpoints ?? []
+        if (format === "table" && checkpoints.length > 0) {
+          writeInertStdout(`\nCheckpoints (crystal rewind --session ${doc.id} --to TURN):\n`)
+          printRows("table", [...checkpointHeader], checkpointRows(checkpoints))
+        }
       })
     )
   ).pipe(Command.withDescription("Show a session: its settings, then its conversation one line per message"))
