@@ -122,7 +122,7 @@ const makeStore = (
     restore: (id, paths) =>
       serial("checkpoint restore failed", () => {
         checkId(id)
-        restorePaths(objects, workspace, id, paths)
+        restorePaths(objects, workspace, id, paths, settings.maxFileBytes)
       }),
     keep: (key, ids, at) =>
       serial("cannot keep a checkpoint", () => {
