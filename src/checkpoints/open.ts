@@ -140,7 +140,7 @@ const makeStore = (
     prune: () =>
       serial("checkpoint pruning failed", () => {
         publish()
-        return pruneStore({ objects, keysDir, liveDir, indexFile: indexFile(root) }, settings)
+        return pruneStore({ objects, keysDir, liveDir, indexFile: indexFile(root), root }, settings)
       })
   }
 }
