@@ -122,7 +122,7 @@ const makeStore = (
     restore: (id, paths) =>
       serial("checkpoint restore failed", () => {
         checkId(id)
-        restorePaths(objects, workspace, id, paths)
+        restorePaths(objects, workspace, id, paths, settings.maxFileBytes)
       }),
     keep: (key, ids, at) =>
       serial("cannot keep a checkpoint", () => {
@@ -140,7 +140,7 @@ const makeStore = (
     prune: () =>
       serial("checkpoint pruning failed", () => {
         publish()
-        return pruneStore({ objects, keysDir, liveDir, indexFile: indexFile(root) }, settings)
+        return pruneStore({ objects, keysDir, liveDir, indexFile: indexFile(root), root }, settings)
       })
   }
 }

@@ -20,6 +20,8 @@ export interface PrunePlaces {
   readonly liveDir: string
   /** index.json: counted in the store's size, removed when its snapshot is. */
   readonly indexFile: string
+  /** The store's folder: its own small files count too. */
+  readonly root: string
 }
 
 /** The root of the saved index (whichever process saved it last). */
@@ -32,12 +34,20 @@ const savedIndexRoot = (file: string): ObjectId | undefined => {
   }
 }
 
-const sizeOf = (file: string): number => {
+/** The bytes of the files directly in `dir` (keys/, live/, the store's own small files). */
+const filesBytes = (dir: string): number => {
+  let total = 0
+  let names: Array<string>
   try {
-    return fs.statSync(file).size
+    names = fs.readdirSync(dir)
   } catch {
     return 0
   }
+  for (const name of names) {
+    const stat = fs.statSync(`${dir}/${name}`, { throwIfNoEntry: false })
+    if (stat?.isFile() === true) total += stat.size
+  }
+  return total
 }
 
 export const pruneStore = (places: PrunePlaces, limits: { readonly maxBytes: number; readonly keepDays: number }, now: Date = new Date()): PruneReport => {
@@ -45,8 +55,10 @@ export const pruneStore = (places: PrunePlaces, limits: { readonly maxBytes: num
   removeOrphanedTempsSync([objects.tmpDir])
   const listed = objects.list()
   const sizes = new Map(listed.map((object) => [object.id, object.bytes]))
-  const indexBytes = sizeOf(places.indexFile)
-  const bytesBefore = listed.reduce((sum, object) => sum + object.bytes, 0) + indexBytes
+  /** Everything but the objects (index.json, keys, live states): counted whole, whatever is pruned. */
+  const smallFiles = (): number => filesBytes(places.root) + filesBytes(places.keysDir) + filesBytes(places.liveDir)
+  const overhead = smallFiles()
+  const bytesBefore = listed.reduce((sum, object) => sum + object.bytes, 0) + overhead
 
   const live = readLive(places.liveDir)
   const keys = readKeys(places.keysDir)
@@ -55,7 +67,7 @@ export const pruneStore = (places: PrunePlaces, limits: { readonly maxBytes: num
   const candidates = keys.filter((entry) => entry.at.getTime() >= cutoff)
 
   const retained = new Set<ObjectId>()
-  let retainedBytes = indexBytes
+  let retainedBytes = overhead
   /** Marks what the tree `root` refers to; a tree already marked is not read again. Missing objects are left out. */
   const mark = (root: ObjectId): void => {
     const stack: Array<readonly [ObjectId, boolean]> = [[root, true]]
@@ -89,7 +101,7 @@ export const pruneStore = (places: PrunePlaces, limits: { readonly maxBytes: num
   if (cut >= 0) {
     // The last key counted tipped the size over: recount without it and the older ones.
     retained.clear()
-    retainedBytes = indexBytes
+    retainedBytes = overhead
     for (const state of live) for (const id of state.ids) mark(id)
     for (const entry of candidates.slice(cut + 1)) for (const id of entry.ids) mark(id)
   }
@@ -104,6 +116,6 @@ export const pruneStore = (places: PrunePlaces, limits: { readonly maxBytes: num
   }
   const root = savedIndexRoot(places.indexFile)
   if (root !== undefined && !retained.has(root)) fs.rmSync(places.indexFile, { force: true })
-  const bytesAfter = [...retained].reduce((sum, id) => sum + (sizes.get(id) ?? 0), 0) + sizeOf(places.indexFile)
+  const bytesAfter = [...retained].reduce((sum, id) => sum + (sizes.get(id) ?? 0), 0) + smallFiles()
   return { checkpointsRemoved: removed.length, bytesBefore, bytesAfter }
 }

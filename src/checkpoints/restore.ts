@@ -4,7 +4,8 @@
  * each through a hidden temp in the target's folder renamed over it, so a reader never sees a torn
  * file. A folder on the way that is now a link or a file is replaced only when it is itself one
  * of the paths asked for; otherwise the restore stops with an error naming it, so a link can never
- * redirect a write out of the workspace. Gitignored paths are never written or removed.
+ * redirect a write out of the workspace. Gitignored paths are never written or removed, nor is a
+ * file too large to have been recorded.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -81,7 +82,12 @@ const removeEntry = (objects: ObjectStore, root: ObjectId, workspace: string, re
   }
 }
 
-export const restorePaths = (objects: ObjectStore, workspace: string, root: ObjectId, paths: ReadonlyArray<string>): void => {
+/**
+ * `maxFileBytes`: a file now larger than this, absent from the snapshot, was never recorded (a
+ * turn made it, or it grew past the bound and then the snapshot holds it as skipped): removing it
+ * could not be undone, so it stays.
+ */
+export const restorePaths = (objects: ObjectStore, workspace: string, root: ObjectId, paths: ReadonlyArray<string>, maxFileBytes: number): void => {
   for (const relative of paths) {
     const problem = checkRelativePath(relative)
     if (problem !== undefined) throw new Error(problem)
@@ -90,6 +96,7 @@ export const restorePaths = (objects: ObjectStore, workspace: string, root: Obje
   const applicable = plan.filter(({ relative, entry }) => {
     if (entry?.kind === "skipped") return false
     const now = lstatOrUndefined(path.join(workspace, relative))
+    if (entry === undefined && now?.isFile() === true && now.size > maxFileBytes) return false
     return !isIgnored(workspace, relative, entry?.kind === "dir" || (entry === undefined && now?.isDirectory() === true))
   })
   const depth = (relative: string): number => relative.split("/").length
