@@ -12,7 +12,7 @@ import { openCheckpointStore, storeDirFor } from "../src/checkpoints/open.ts"
 import { refusalFor } from "../src/checkpoints/refusal.ts"
 import type { ConversationShape } from "../src/engine/conversation.ts"
 import { makeTurnCheckpoints, type TurnCheckpointsShape } from "../src/engine/turn-checkpoints.ts"
-import { checkpointSettings } from "./checkpoint-settings.ts"
+import { checkpointSettingsFrom } from "../src/checkpoints/settings.ts"
 import type { PreparedSession } from "./prepare.ts"
 
 /** Long enough for the first request to be on its way; pruning is never urgent. */
@@ -25,7 +25,7 @@ export const sessionCheckpoints = (
   Effect.gen(function* () {
     const workspace = prepared.document.workspace
     const home = prepared.paths.home
-    const settings = checkpointSettings(prepared.config)
+    const settings = checkpointSettingsFrom(prepared.config.checkpoints)
     const checkpoints = yield* makeTurnCheckpoints({
       sessionId: prepared.document.id,
       conversation: parts.conversation,

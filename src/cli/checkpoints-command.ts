@@ -11,7 +11,7 @@ import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ExitCode } from "../../layers/exit-code.ts"
-import { checkpointSettings } from "../../layers/checkpoint-settings.ts"
+import { checkpointSettingsFrom } from "../checkpoints/settings.ts"
 import { openCheckpointStore } from "../checkpoints/open.ts"
 import type { CheckpointStoreShape } from "../checkpoints/store.ts"
 import { loadConfig } from "../config/load.ts"
@@ -89,7 +89,7 @@ const printOutside = (prepared: PreparedRewind): void => {
 const openStore = (homePath: string, workspace: string): Effect.Effect<CheckpointStoreShape | undefined> =>
   Effect.gen(function* () {
     const config = (yield* Effect.either(loadConfig(path.join(homePath, "config.json")))).pipe((loaded) => (loaded._tag === "Right" ? loaded.right.config : undefined))
-    const opened = yield* openCheckpointStore(workspace, homePath, checkpointSettings(config ?? {}))
+    const opened = yield* openCheckpointStore(workspace, homePath, checkpointSettingsFrom(config?.checkpoints))
     return "_tag" in opened ? undefined : opened
   })
 

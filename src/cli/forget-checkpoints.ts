@@ -1,6 +1,6 @@
 import * as fs from "node:fs"
 import * as Effect from "effect/Effect"
-import { checkpointSettings } from "../../layers/checkpoint-settings.ts"
+import { checkpointSettingsFrom } from "../checkpoints/settings.ts"
 import { openCheckpointStore, storeDirFor } from "../checkpoints/open.ts"
 import { checkpointPrefix } from "../engine/turn-checkpoints.ts"
 import type { Config } from "../config/schema.ts"
@@ -12,7 +12,7 @@ import type { Config } from "../config/schema.ts"
 export const forgetSessionCheckpoints = (home: string, workspace: string, sessionId: string, config: Config): Effect.Effect<string | undefined> =>
   Effect.gen(function* () {
     if (!fs.existsSync(storeDirFor(workspace, home))) return undefined
-    const opened = yield* openCheckpointStore(workspace, home, checkpointSettings(config))
+    const opened = yield* openCheckpointStore(workspace, home, checkpointSettingsFrom(config.checkpoints))
     if ("_tag" in opened) return undefined
     return yield* opened.forget(checkpointPrefix(sessionId)).pipe(
       Effect.as(undefined),
