@@ -91,6 +91,7 @@ export const markRewound = (records: ReadonlyArray<CheckpointRecord>, to: number
     }
     if (record.turn < to) return next
     if (scope !== "conversation" && next.filesUndoneBy === undefined && next.before !== undefined) next = { ...next, filesUndoneBy: by }
-    if (scope !== "files" && next.conversationUndoneBy === undefined) next = { ...next, conversationUndoneBy: by }
+    const hasConversation = next.kind === "turn" || next.keptItems !== undefined
+    if (scope !== "files" && hasConversation && next.conversationUndoneBy === undefined) next = { ...next, conversationUndoneBy: by }
     return next
   })

@@ -169,6 +169,48 @@ describe("checkpoints and rewind", () => {
     expect(keyCount()).toBe(0)
   })
 
+  it("rewinds files only or the conversation only, and sessions show lists the checkpoints", async () => {
+    const sandbox = await makeSandbox(files)
+    const fake = await fakeServer()
+    await writeLocalConfig(sandbox, fake.url)
+    const before = workspaceState(sandbox)
+    fake.script([
+      { toolCalls: [{ id: "c1", name: "write", arguments: { path: "made.txt", content: "made\n" } }] },
+      { text: "Made it." }
+    ])
+    await runTurn(sandbox, "make a file")
+    const id = await sessionIdOf(sandbox)
+    const afterTurn = workspaceState(sandbox)
+    const sessionFile = path.join(sandbox.home, "sessions", `${id}.json`)
+    const userTexts = async () => (await readSession(sessionFile)).items.filter((item) => item["_tag"] === "user").map((item) => item["text"])
+
+    const filesOnly = await runCrystal(sandbox, ["rewind", "--session", id, "--to", "1", "--files-only"])
+    expect(filesOnly.code, filesOnly.stderr).toBe(0)
+    expect(workspaceState(sandbox)).toEqual(before)
+    expect(await userTexts()).toEqual(["make a file"])
+
+    const conversationOnly = await runCrystal(sandbox, ["rewind", "--session", id, "--to", "1", "--conversation-only"])
+    expect(conversationOnly.code, conversationOnly.stderr).toBe(0)
+    expect(workspaceState(sandbox)).toEqual(before)
+    expect(await userTexts()).toEqual([])
+
+    // Redo the files-only rewind (checkpoint 2): the file comes back; the conversation stays rewound.
+    const redo = await runCrystal(sandbox, ["rewind", "--session", id, "--to", "2", "--files-only"])
+    expect(redo.code, redo.stderr).toBe(0)
+    expect(workspaceState(sandbox)).toEqual(afterTurn)
+
+    const both = await runCrystal(sandbox, ["rewind", "--session", id, "--to", "1", "--files-only", "--conversation-only"])
+    expect(both.code).toBe(2)
+    const shown = await runCrystal(sandbox, ["sessions", "show", id])
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.stdout).toContain(`Checkpoints (crystal rewind --session ${id} --to TURN):`)
+    // Turn 1's files stand again (the redo), its conversation is undone; the files-only rewind had no conversation to undo.
+    expect(shown.stdout).toMatch(/^TURN +TIME \(UTC\) +FILES +PROMPT +STATE$/m)
+    expect(shown.stdout).toMatch(/^1 +\S+ \S+ +1 file \(\+1 −0\) +make a file +conversation undone by 3$/m)
+    expect(shown.stdout).toMatch(/^2 +\S+ \S+ +1 file \(\+0 −1\) +rewind to turn 1 \(files only\) +files undone by 4$/m)
+    expect(shown.stdout).toMatch(/^4 +\S+ \S+ +1 file \(\+1 −0\) +rewind to before rewind 2 \(files only\)$/m)
+  })
+
   it("asks about a file the operator changed since the turn: nothing changes without --yes, --yes rewinds it and a redo brings the edit back", async () => {
     const sandbox = await makeSandbox(files)
     const fake = await fakeServer()

@@ -55,8 +55,11 @@ describe("rewind planning", () => {
     const withSnapshots = [turn(1, "u1", { before: "b", after: "a" }), turn(2, "u2", { before: "b", after: "a" })]
     const rewound = markRewound(withSnapshots, 2, 3, "both")
     expect(rewound.map((record) => [record.filesUndoneBy, record.conversationUndoneBy])).toEqual([[undefined, undefined], [3, 3]])
-    const rewind: CheckpointRecord = { turn: 3, kind: "rewind", prompt: "", at: "", before: "x", after: "y" }
+    const rewind: CheckpointRecord = { turn: 3, kind: "rewind", prompt: "", at: "", before: "x", after: "y", keptItems: 1, removedItems: [] }
     const redone = markRewound([...rewound, rewind], 3, 4, "both")
     expect(redone.map((record) => [record.filesUndoneBy, record.conversationUndoneBy])).toEqual([[undefined, undefined], [undefined, undefined], [4, 4]])
+    // A files-only rewind has no conversation for a later rewind to undo.
+    const filesOnly: CheckpointRecord = { turn: 3, kind: "rewind", prompt: "", at: "", before: "x", after: "y" }
+    expect(markRewound([...rewound, filesOnly], 3, 4, "both").at(-1)?.conversationUndoneBy).toBeUndefined()
   })
 })
