@@ -15,8 +15,11 @@ import { makeTurnCheckpoints, type TurnCheckpointsShape } from "../src/engine/tu
 import { checkpointSettingsFrom } from "../src/checkpoints/settings.ts"
 import type { PreparedSession } from "./prepare.ts"
 
-/** Long enough for the first request to be on its way; pruning is never urgent. */
-const pruneDelay = Duration.seconds(3)
+/**
+ * Long enough for the first request to be on its way (the store's work is synchronous), short
+ * enough that a `crystal run` of a few seconds prunes too; pruning is never urgent.
+ */
+const pruneDelay = Duration.seconds(1)
 
 export const sessionCheckpoints = (
   prepared: PreparedSession,

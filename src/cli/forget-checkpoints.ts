@@ -6,8 +6,8 @@ import { checkpointPrefix } from "../engine/turn-checkpoints.ts"
 import type { Config } from "../config/schema.ts"
 
 /**
- * A deleted session's checkpoints are forgotten: content no other session's checkpoint holds goes
- * at the next prune. Returns a problem to report, or undefined.
+ * A deleted session's checkpoints are forgotten and the store pruned: content no other session's
+ * checkpoint holds goes. Returns a problem to report, or undefined.
  */
 export const forgetSessionCheckpoints = (home: string, workspace: string, sessionId: string, config: Config): Effect.Effect<string | undefined> =>
   Effect.gen(function* () {
@@ -15,6 +15,8 @@ export const forgetSessionCheckpoints = (home: string, workspace: string, sessio
     const opened = yield* openCheckpointStore(workspace, home, checkpointSettingsFrom(config.checkpoints))
     if ("_tag" in opened) return undefined
     return yield* opened.forget(checkpointPrefix(sessionId)).pipe(
+      // What no other checkpoint refers to goes now, not at the next session's start.
+      Effect.zipRight(opened.prune()),
       Effect.as(undefined),
       Effect.catchAll((error) => Effect.succeed(`the session's checkpoints were not forgotten: ${error.message}`))
     )

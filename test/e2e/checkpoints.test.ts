@@ -164,9 +164,16 @@ describe("checkpoints and rewind", () => {
     }
     const keyCount = () => fs.readdirSync(keysDir()).filter((name) => name.endsWith(".json")).length
     expect(keyCount()).toBe(2)
+    const objectCount = (): number => {
+      const objects = path.join(path.dirname(keysDir()), "objects")
+      return (fs.readdirSync(objects, { recursive: true, withFileTypes: true }) as Array<fs.Dirent>).filter((entry) => entry.isFile()).length
+    }
+    const objectsBefore = objectCount()
     const deleted = await runCrystal(sandbox, ["sessions", "delete", id])
     expect(deleted.code, deleted.stderr).toBe(0)
     expect(keyCount()).toBe(0)
+    // And pruned: what only the undone turn's snapshots held (its new file's content, the edits) is gone.
+    expect(objectCount()).toBeLessThan(objectsBefore)
   })
 
   it("rewinds files only or the conversation only, and sessions show lists the checkpoints", async () => {
