@@ -56,6 +56,8 @@ interface OpenTurn {
   readonly prompt: string
   readonly at: Date
   before: Snapshot | undefined
+  /** The "before" snapshot was tried (a failed one is said once and not tried again this turn). */
+  tried: boolean
   /** The previous turn's "after", when background tasks ran since: this turn's changes start from it. */
   readonly since: string | undefined
 }
@@ -115,20 +117,26 @@ export const makeTurnCheckpoints = (options: TurnCheckpointsOptions): Effect.Eff
           prompt: promptLine(message.text),
           at: new Date(),
           before: undefined,
+          tried: false,
           since: backgroundSinceLastAfter || running ? [...(doc.checkpoints ?? [])].reverse().find((entry) => entry.after !== undefined)?.after : undefined
         }
       })
 
-    const beforeChange = Effect.suspend(() => {
-      const turn = current
-      if (turn === undefined || turn.before !== undefined || disabled) return Effect.void
-      return Effect.gen(function* () {
-        const checkpoints = yield* store
-        if (checkpoints === undefined) return
-        const snapshot = yield* take(checkpoints)
-        if (snapshot !== undefined) turn.before = snapshot
+    // Calls that run side by side (a subagent's) wait for the one snapshot: none runs before it is taken.
+    const taking = yield* Effect.makeSemaphore(1)
+    const beforeChange = taking.withPermits(1)(
+      Effect.suspend(() => {
+        const turn = current
+        if (turn === undefined || turn.tried || disabled) return Effect.void
+        turn.tried = true
+        return Effect.gen(function* () {
+          const checkpoints = yield* store
+          if (checkpoints === undefined) return
+          const snapshot = yield* take(checkpoints)
+          if (snapshot !== undefined) turn.before = snapshot
+        })
       })
-    })
+    )
 
     const turnEnded = Effect.suspend(() => {
       const turn = current
