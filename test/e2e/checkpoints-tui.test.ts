@@ -6,7 +6,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { crystalBinary, makeSandbox, writeLocalConfig } from "../support/crystal.ts"
+import { crystalBinary, makeSandbox, runCrystal, sessionFiles, writeLocalConfig } from "../support/crystal.ts"
 import { startFakeLlm, type RecordedRequest, type Reply } from "../support/fake-llm/server.ts"
 import { openTerminal, tmuxAvailable } from "../support/tmux.ts"
 
@@ -48,6 +48,12 @@ describe.runIf(tmuxAvailable())("/rewind in a terminal", () => {
     terminal.press("Enter")
     await terminal.waitFor(/✎ turn 1: 2 files changed \(\+2 −1\) · \/rewind to undo/)
     await terminal.waitFor(/Both done\./)
+    // A headless rewind cannot race the open session: its lock says so (exit code 3), nothing changes.
+    const [file] = await sessionFiles(sandbox)
+    const busy = await runCrystal(sandbox, ["rewind", "--session", path.basename(file ?? "", ".json"), "--to", "1", "--yes"])
+    expect(busy.code).toBe(3)
+    expect(busy.stderr).toMatch(/is open in another crystal process/)
+    expect(fs.readFileSync(path.join(sandbox.workspace, "keep.txt"), "utf8")).toBe("edited by the turn\n")
     // The operator edits the file the turn made.
     fs.writeFileSync(path.join(sandbox.workspace, "notes.txt"), "written by the turn\nand by me\n")
 
