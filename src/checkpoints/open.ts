@@ -34,6 +34,25 @@ export const storeDirFor = (workspace: string, crystalHome: string): string => p
 const attempt = <A>(what: string, run: () => A): Effect.Effect<A, CheckpointError> =>
   Effect.try({ try: run, catch: (error) => new CheckpointError({ message: `${what}: ${messageOf(error).split("\n")[0]}` }) })
 
+const indexSaveMs = 30_000
+
+/** The open stores' index saves, run once on the way out (one listener, however many stores are opened). */
+const savesOnExit = new Set<() => void>()
+let exitListening = false
+const listenForExit = (): void => {
+  if (exitListening) return
+  exitListening = true
+  process.on("exit", () => {
+    for (const save of savesOnExit) {
+      try {
+        save()
+      } catch {
+        // The next session reads the changed files again.
+      }
+    }
+  })
+}
+
 const checkId = (id: string): void => {
   if (!isObjectId(id)) throw new Error(`"${id}" is not a checkpoint snapshot id`)
 }
@@ -84,6 +103,18 @@ const makeStore = (
   const liveIds = (): Array<ObjectId> => [...unkept, ...(index.root === undefined || unkept.has(index.root) ? [] : [index.root])]
   const publish = (writingSince?: number): void => writeLive(liveDir, objects.tmpDir, { ids: liveIds(), writingSince })
   const serial = <A>(what: string, run: () => A): Effect.Effect<A, CheckpointError> => lock.withPermits(1)(attempt(what, run))
+  // index.json (megabytes for a large workspace) is saved at most every indexSaveMs and on the way
+  // out: it is a cache, and losing the last changes to it only means those files are read again.
+  let indexDirty = false
+  let indexSavedAt = 0
+  const saveIndexNow = (): void => {
+    if (!indexDirty) return
+    saveIndex(root, objects.tmpDir, index)
+    indexDirty = false
+    indexSavedAt = Date.now()
+  }
+  listenForExit()
+  savesOnExit.add(saveIndexNow)
 
   return {
     workspace,
@@ -98,7 +129,8 @@ const makeStore = (
         }
         const before = index.root
         const result = scanWorkspace(workspace, index, objects, settings.maxFileBytes)
-        if (result.indexChanged) saveIndex(root, objects.tmpDir, index)
+        if (result.indexChanged) indexDirty = true
+        if (Date.now() - indexSavedAt > indexSaveMs) saveIndexNow()
         if (result.id !== before) unkept.add(result.id)
         if (result.id !== before || writing) publish()
         return { id: result.id, skipped: result.skipped }
@@ -140,6 +172,7 @@ const makeStore = (
     prune: () =>
       serial("checkpoint pruning failed", () => {
         publish()
+        saveIndexNow()
         return pruneStore({ objects, keysDir, liveDir, indexFile: indexFile(root), root }, settings)
       })
   }

@@ -24,12 +24,26 @@ export interface CachedStat {
   readonly value: string
 }
 
+/** f: a file or link (lstat says which), d: a folder. */
+export type ListedKind = "f" | "d"
+
+/** A folder's selected entries, valid while the folder's stat and its ignore files' stats are these. */
+export interface CachedListing {
+  readonly mtimeMs: number
+  readonly ctimeMs: number
+  readonly ino: number
+  readonly ignores: string
+  readonly entries: ReadonlyArray<readonly [string, ListedKind]>
+}
+
 export interface StatIndex {
   /** The root tree of the last snapshot, if any. */
   root: ObjectId | undefined
   readonly files: Map<string, CachedStat>
   /** Folder (workspace-relative, "" for the top) → its tree in the last snapshot: known to be stored. */
   readonly dirs: Map<string, ObjectId>
+  /** Folder → its listing, so an unchanged folder is not listed and matched against ignore rules again (git's untracked cache). */
+  readonly listings: Map<string, CachedListing>
 }
 
 type StoredIndex = {
@@ -37,9 +51,10 @@ type StoredIndex = {
   readonly root: ObjectId | null
   readonly files: Record<string, readonly [CachedKind, number, number, number, number, number, string]>
   readonly dirs: Record<string, ObjectId>
+  readonly listings: Record<string, CachedListing>
 }
 
-export const emptyIndex = (): StatIndex => ({ root: undefined, files: new Map(), dirs: new Map() })
+export const emptyIndex = (): StatIndex => ({ root: undefined, files: new Map(), dirs: new Map(), listings: new Map() })
 
 export const indexFile = (storeRoot: string): string => path.join(storeRoot, "index.json")
 /** The saved index, or an empty one when it is missing or unreadable. */
@@ -50,18 +65,18 @@ export const loadIndex = (storeRoot: string): StatIndex => {
   } catch {
     return emptyIndex()
   }
-  if (stored.version !== 1 || typeof stored.files !== "object" || typeof stored.dirs !== "object") return emptyIndex()
+  if (stored.version !== 1 || typeof stored.files !== "object" || typeof stored.dirs !== "object" || typeof stored.listings !== "object") return emptyIndex()
   const files = new Map<string, CachedStat>()
   for (const [name, [kind, size, mtimeMs, ctimeMs, ino, mode, value]] of Object.entries(stored.files)) {
     files.set(name, { kind, size, mtimeMs, ctimeMs, ino, mode, value })
   }
-  return { root: stored.root ?? undefined, files, dirs: new Map(Object.entries(stored.dirs)) }
+  return { root: stored.root ?? undefined, files, dirs: new Map(Object.entries(stored.dirs)), listings: new Map(Object.entries(stored.listings)) }
 }
 
 export const saveIndex = (storeRoot: string, tmpDir: string, index: StatIndex): void => {
   const files: Record<string, readonly [CachedKind, number, number, number, number, number, string]> = {}
   for (const [name, s] of index.files) files[name] = [s.kind, s.size, s.mtimeMs, s.ctimeMs, s.ino, s.mode, s.value]
-  const stored: StoredIndex = { version: 1, root: index.root ?? null, files, dirs: Object.fromEntries(index.dirs) }
+  const stored: StoredIndex = { version: 1, root: index.root ?? null, files, dirs: Object.fromEntries(index.dirs), listings: Object.fromEntries(index.listings) }
   const temp = path.join(tmpDir, tempName("index"))
   try {
     fs.writeFileSync(temp, JSON.stringify(stored), { mode: 0o600, flag: "wx" })

@@ -51,7 +51,7 @@ describe("checkpoint store bounds", () => {
     const oldest = kept[0]?.ids[0] ?? ""
     await run(store.restore(oldest, [`turn-${(200 - kept.length) % 7}.bin`]))
     expect(tempsIn(dir)).toEqual([])
-  })
+  }, 120_000)
 
   it("keepDays drops old checkpoints; forget drops a session's keys but content another key holds stays", async () => {
     const { workspace, home } = await fixture()
