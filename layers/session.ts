@@ -26,6 +26,8 @@ import { chargedTo } from "../src/engine/usage-meter.ts"
 import { makeSessionControls, type SessionControls } from "../src/engine/session-controls.ts"
 import { nameSession, needsTitle } from "../src/engine/titler.ts"
 import { Toolbox } from "../src/engine/toolbox.ts"
+import { TurnCheckpoints, type TurnCheckpointsShape } from "../src/engine/turn-checkpoints.ts"
+import { sessionCheckpoints } from "./session-checkpoints.ts"
 import { MediaStore } from "../src/media/media-store.ts"
 import { PromptResolver, type PromptResolverShape, type SidePrompts } from "../src/prompts/prompt-resolver.ts"
 import type { PlaceholderRegistry } from "../src/prompts/placeholder-registry.ts"
@@ -67,6 +69,7 @@ export type SessionServices =
   | Redactor
   | PlanFile
   | TaskRunner
+  | TurnCheckpoints
 
 /** What the process gives every session it starts: its environment, and where events and questions go. */
 export interface SessionHostContext {
@@ -95,6 +98,8 @@ export interface Session {
   readonly mcp: McpServersShape | undefined
   /** The session's plan file (docs/plans.md): its path is fixed by the home, plans.directory and the session's id. */
   readonly plan: PlanFileShape
+  /** The session's checkpoints (/rewind): docs/checkpoints.md. */
+  readonly checkpoints: TurnCheckpointsShape
 }
 
 /** One crystal process per session, for as long as the scope is open. */
@@ -217,6 +222,7 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
     // A resumed session's system text is composed afresh from the current settings and prompts.
     const system = yield* resolver.compose(yield* conversation.document)
     yield* conversation.update((doc) => ({ ...doc, system }))
+    const checkpoints = yield* sessionCheckpoints(prepared, { conversation, background, note: renderer.note })
     const sandboxNote = sandboxStartNote()
     const taskRunner = makeTaskRunner(
       {
@@ -243,7 +249,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       Context.add(PluginLoader, plugins),
       Context.add(Redactor, redactor),
       Context.add(PlanFile, plan),
-      Context.add(TaskRunner, taskRunner)
+      Context.add(TaskRunner, taskRunner),
+      Context.add(TurnCheckpoints, checkpoints)
     )
     yield* pluginMoments(plugins, conversation)
     return {
@@ -256,7 +263,8 @@ export const startSession = (prepared: PreparedSession, host: SessionHostContext
       nameSession: titleOnce(charged, resolver, conversation),
       runningTasks: runningTasks(background),
       mcp,
-      plan
+      plan,
+      checkpoints
     }
   })
 

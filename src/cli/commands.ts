@@ -21,6 +21,7 @@ import { toolsCommand } from "./tools-command.ts"
 import { mcpCommand } from "./mcp-command.ts"
 import { agentsCommand } from "./agents-command.ts"
 import { acpCommand } from "../acp/command.ts"
+import { checkpointsCommand, rewindCommand } from "./checkpoints-command.ts"
 
 /** @effect/cli handlers return nothing, so each reports its exit code through `done`. */
 export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<number>, done: (code: number) => void) => {
@@ -55,7 +56,9 @@ export const commandTree = (invoke: (invocation: Invocation) => Effect.Effect<nu
       toolsCommand(done),
       mcpCommand(done),
       agentsCommand(done),
-      acpCommand(done)
+      acpCommand(done),
+      checkpointsCommand(done),
+      rewindCommand(done)
     ])
   )
 }

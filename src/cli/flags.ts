@@ -139,7 +139,7 @@ export type Invocation =
   | { readonly _tag: "Space"; readonly dir: string | undefined; readonly flags: SessionFlags }
 
 /** The subcommands @effect/cli handles itself (their arguments are not session flags). */
-export const otherCommands = ["sessions", "promptsets", "prompt-attachments", "plugins", "tools", "mcp", "agents", "acp"] as const
+export const otherCommands = ["sessions", "promptsets", "prompt-attachments", "plugins", "tools", "mcp", "agents", "acp", "checkpoints", "rewind"] as const
 
 type FlagKey = keyof SessionFlags
 

@@ -26,6 +26,8 @@ import { formatOption, handle, homeFrom, homeOption, isDirectory, printFields, p
 import { clip } from "../text/clip.ts"
 import { costText, sessionCost, tokensText } from "../providers/cost.ts"
 import { priceLookup } from "../providers/pricing.ts"
+import { forgetSessionCheckpoints } from "./forget-checkpoints.ts"
+import { checkpointHeader, checkpointRows } from "./checkpoints-command.ts"
 
 const homeDir = (home: Option.Option<string>): Effect.Effect<string> => Effect.sync(() => homeFrom(home))
 
@@ -141,10 +143,16 @@ const show = (setExitCode: (code: number) => void) =>
           ["Usage", tokensText(cost.usage)],
           ["Cost", costText(cost)],
           ["Parent", doc.parent ?? "-"],
+          ["Checkpoints", String(doc.checkpoints?.length ?? 0)],
           ["File", path.join(store.dir, `${doc.id}.json`)]
         ])
         const lines = transcriptLines(doc)
         if (format === "table" && lines.length > 0) writeInertStdout(`\n${lines.join("\n")}\n`)
+        const checkpoints = doc.checkpoints ?? []
+        if (format === "table" && checkpoints.length > 0) {
+          writeInertStdout(`\nCheckpoints (crystal rewind --session ${doc.id} --to TURN):\n`)
+          printRows("table", [...checkpointHeader], checkpointRows(checkpoints))
+        }
       })
     )
   ).pipe(Command.withDescription("Show a session: its settings, then its conversation one line per message"))
@@ -190,8 +198,13 @@ const deleteCommand = (setExitCode: (code: number) => void) =>
       Effect.gen(function* () {
         const homePath = yield* homeDir(home)
         const store = makeSessionStore(path.join(homePath, "sessions"))
+        const doc = yield* Effect.option(store.load(id))
         const file = yield* store.remove(id)
         const removedId = path.basename(file, ".json")
+        if (Option.isSome(doc)) {
+          const problem = yield* forgetSessionCheckpoints(homePath, doc.value.workspace, removedId, yield* configIn(homePath).pipe(Effect.orElseSucceed(() => ({}))))
+          if (problem !== undefined) writeInertStderr(`crystal: ${problem}\n`)
+        }
         // Its truncated tool outputs go with it.
         fs.rmSync(path.join(homePath, "spill", removedId), { recursive: true, force: true })
         writeInertStdout(`deleted session ${removedId} (${file})\n`)

@@ -231,6 +231,20 @@ export const WebFetchSettings = Schema.Struct({
 }).annotations({ identifier: 'an object like {"allowPrivate": ["127.0.0.1", "intranet.example"]}', parseOptions: { onExcessProperty: "error" } })
 export type WebFetchSettings = typeof WebFetchSettings.Type
 
+const wholeBytes = (example: string) =>
+  Schema.Number.pipe(Schema.filter((n) => Number.isSafeInteger(n) && n > 0, { message: () => `a whole number of bytes above 0 (e.g. ${example})` }))
+
+/** Checkpoints' bounds (docs/checkpoints.md "Storage and bounds"); absent keys take the defaults there. */
+export const CheckpointsSettings = Schema.Struct({
+  /** Files larger than this are not recorded (noted in the snapshot); default 10485760 (10 MiB). */
+  maxFileBytes: Schema.optional(wholeBytes("10485760")),
+  /** The store's bound per workspace; default 2147483648 (2 GiB). */
+  maxBytes: Schema.optional(wholeBytes("2147483648")),
+  /** Checkpoints older than this many days are pruned; default 30. */
+  keepDays: Schema.optional(Schema.Number.pipe(Schema.filter((n) => Number.isFinite(n) && n > 0, { message: () => "a number of days above 0 (e.g. 30)" })))
+}).annotations({ identifier: 'an object like {"maxFileBytes": 10485760, "maxBytes": 2147483648, "keepDays": 30}', parseOptions: { onExcessProperty: "error" } })
+export type CheckpointsSettings = typeof CheckpointsSettings.Type
+
 export const BackgroundTimeout = Schema.Union(PositiveNumber, Schema.Null, Schema.Literal("unlimited"))
 
 /** Subagents (docs/agents.md): how many `task` calls of one step run at once, and how deep children may nest. */
@@ -272,7 +286,9 @@ export const Config = Schema.Struct({
   pricing: Schema.optional(PricingSettings),
   /** false: web_fetch is not offered; an object: its settings. */
   webFetch: Schema.optional(Schema.Union(WebFetchSettings, Schema.Boolean)),
-  agents: Schema.optional(AgentsSettings)
+  agents: Schema.optional(AgentsSettings),
+  /** The checkpoint store's bounds (docs/checkpoints.md). */
+  checkpoints: Schema.optional(CheckpointsSettings)
 })
 export type Config = typeof Config.Type
 

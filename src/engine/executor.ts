@@ -1,6 +1,7 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import type { ParseError } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { ApprovalMode } from "../approval/policy.ts"
@@ -19,6 +20,7 @@ import { heldImages } from "./request-images.ts"
 import type { Operator } from "./operator.ts"
 import { Renderer } from "./renderer.ts"
 import { Toolbox } from "./toolbox.ts"
+import { mayChangeWorkspace, TurnCheckpoints } from "./turn-checkpoints.ts"
 import { messageOf } from "../text/error-text.ts"
 
 const failure = (text: string): ToolOutput => ({ text, isError: true })
@@ -122,7 +124,7 @@ export const executeToolCall = (
     const hooks = (yield* PluginLoader).hooks
     // A call a hook rewrote is classified and approved as rewritten (SPEC A5): nothing below sees the model's version.
     const call = yield* hooks.toolCall(modelCall)
-    const output = yield* runCall(call, settings)
+    const output = yield* runCall(call, settings, call !== modelCall)
     if (hooks.idle) return output
     const images = (yield* (yield* Toolbox).context).images
     const doc = yield* (yield* Conversation).document
@@ -136,7 +138,7 @@ export const executeToolCall = (
     return { ...rest, text: changed.text, ...(changed.images.length > 0 ? { images: changed.images } : {}) }
   }).pipe(Effect.flatMap(redacted))
 
-const runCall = (call: ToolCall, settings: ExecutionSettings): Effect.Effect<ToolOutput, never, ExecutionServices> =>
+const runCall = (call: ToolCall, settings: ExecutionSettings, rewritten: boolean): Effect.Effect<ToolOutput, never, ExecutionServices> =>
   Effect.gen(function* () {
     const toolbox = yield* Toolbox
     const catalog = toolbox.catalog(settings.mode)
@@ -166,6 +168,9 @@ const runCall = (call: ToolCall, settings: ExecutionSettings): Effect.Effect<Too
     const outside = classification.paths.filter((path) => path.scope === "outside").map((path) => ({ root: path.real, access: path.access }))
     const fenced = outside.length === 0 ? context : { ...context, fence: context.fence.withGrants(outside) }
     const sandboxed = verdict.sandbox === undefined ? fenced : { ...fenced, sandbox: verdict.sandbox }
+    // The turn's checkpoint: after the approval, before the first call that may change the workspace.
+    const checkpoints = yield* Effect.serviceOption(TurnCheckpoints)
+    if (Option.isSome(checkpoints) && mayChangeWorkspace(tool, rewritten)) yield* checkpoints.value.beforeChange
     const renderer = yield* Renderer
     let reporter: ReturnType<typeof progressReporter> | undefined
     const progress = (update: ToolProgress) => {

@@ -5,6 +5,7 @@ import type { Classification } from "../approval/classification.ts"
 import type { AssistantMessage, ToolCall, ToolResult, Usage } from "../session/items.ts"
 import type { CostedUsage } from "../providers/cost.ts"
 import type { ToolProgress } from "../tools/tool.ts"
+import type { FileChange } from "../checkpoints/store.ts"
 
 export interface FinishedSummary {
   readonly sessionId: string
@@ -72,6 +73,17 @@ export interface RendererShape {
    * path (json: an `agent` field; terminal: an indented live line). Absent: the child is not shown.
    */
   readonly child?: ((path: AgentPath) => RendererShape) | undefined
+  /**
+   * A turn that took a checkpoint ended: the files it changed (issue 25). Absent: the turn's
+   * changes are said as a note when there are any.
+   */
+  readonly filesChanged?: ((event: FilesChangedEvent) => Effect.Effect<void>) | undefined
+}
+
+/** What a turn changed in the workspace, as its checkpoints saw it (docs/checkpoints.md). */
+export interface FilesChangedEvent {
+  readonly turn: number
+  readonly files: ReadonlyArray<FileChange>
 }
 
 export class Renderer extends Context.Tag("crystal/Renderer")<Renderer, RendererShape>() {}

@@ -35,6 +35,8 @@ import { Toolbox, toolDefinitions } from "./toolbox.ts"
 import { todoToolNames } from "../tools/todo-tools.ts"
 import { TaskRunner, taskToolName } from "../tools/task-tool.ts"
 import { childUsage } from "./task-usage.ts"
+import { filesChangedText } from "./files-changed.ts"
+import { TurnCheckpoints, type TurnCheckpointsShape } from "./turn-checkpoints.ts"
 
 export interface TurnSettings {
   /** Model requests allowed before the operator is asked whether to go on. */
@@ -289,10 +291,24 @@ const turnBody = (conversation: ConversationShape, input: UserInput, settings: T
     yield* conversation.append(userMessage)
     yield* conversation.save
     const mode = (yield* conversation.document).mode
+    const checkpoints = yield* Effect.serviceOption(TurnCheckpoints)
+    if (Option.isSome(checkpoints)) yield* checkpoints.value.turnStarted(userMessage)
     yield* hooks.turnStarted({ text, mode })
     return yield* turnLoop(conversation, settings).pipe(
+      Effect.onExit(() => (Option.isSome(checkpoints) ? checkpointEnded(checkpoints.value) : Effect.void)),
       Effect.onExit((exit) => hooks.turnFinished({ text, mode, stopReason: stopReason(exit) }))
     )
+  })
+
+/** The turn's "after" snapshot and record; the turn line says how many files it changed. */
+const checkpointEnded = (checkpoints: TurnCheckpointsShape) =>
+  Effect.gen(function* () {
+    const ended = yield* checkpoints.turnEnded
+    if (ended === undefined) return
+    const renderer = yield* Renderer
+    if (renderer.filesChanged !== undefined) yield* renderer.filesChanged(ended)
+    else if (ended.files.length > 0) yield* renderer.note(filesChangedText(ended.files))
+    yield* (yield* Conversation).flush.pipe(Effect.ignore)
   })
 
 /** What onTurnFinished hears of how a turn ended. */

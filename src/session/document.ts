@@ -1,6 +1,7 @@
 import * as Schema from "effect/Schema"
 import { approvalModes } from "../approval/policy.ts"
 import { ChildTranscripts } from "./child-transcript.ts"
+import { CheckpointRecord } from "./checkpoint-records.ts"
 import { Todo, TranscriptItem, Usage } from "./items.ts"
 
 export const Mode = Schema.Literal("plan", "work")
@@ -46,7 +47,9 @@ export const SessionDocument = Schema.Struct({
   /** sha256 of images a provider refused: from then on they travel as their marker text only. */
   rejectedImages: Schema.optional(Schema.Array(Schema.String)),
   /** Subagents' transcripts, keyed by the id of the `task` call that started each (issue 26). */
-  agents: Schema.optional(ChildTranscripts)
+  agents: Schema.optional(ChildTranscripts),
+  /** The turns' checkpoints and the rewinds (docs/checkpoints.md); absent in sessions saved before them. */
+  checkpoints: Schema.optional(Schema.Array(CheckpointRecord))
 })
 export type SessionDocument = typeof SessionDocument.Type
 

@@ -22,6 +22,7 @@ import { MarkdownStream } from "./markdown.ts"
 import { toolsCommand } from "./tools-command.ts"
 import { mcpCommand } from "./mcp-view.ts"
 import { usageCommand } from "./usage-command.ts"
+import { rewindCommand } from "./rewind-command.ts"
 import { fileSlashCommand } from "./file-commands.ts"
 import { initCommand } from "./init-command.ts"
 import { agentsCommand } from "./agents-command.ts"
@@ -47,6 +48,8 @@ export interface CommandContext {
   readonly mcp: () => McpServersShape | undefined
   /** The workspace's and home's slash commands from files (/help lists them). */
   readonly fileCommands: () => FileCommandList
+  /** A select dialog: the chosen option's value, or undefined when dismissed (/rewind). */
+  readonly choose?: ((message: string, options: ReadonlyArray<{ readonly value: string; readonly label: string; readonly hint?: string }>) => Effect.Effect<string | undefined>) | undefined
   /** Runs a prompt's turn on the current session, as typing it would (a file command, /init). */
   readonly turn: (input: UserInput) => Effect.Effect<void>
 }
@@ -391,6 +394,7 @@ export const slashCommands: ReadonlyArray<SlashCommand> = [
   },
   initCommand,
   { name: "usage", description: "tokens and cost of the session and of the last turn", run: usageCommand },
+  { name: "rewind", usage: "[TURN]", description: "undo turns: files and conversation back to just before a turn (again to redo)", run: rewindCommand },
   { name: "exit", aliases: ["quit"], description: "leave (the session is saved)", run: (_args, context) => context.exit }
 ]
 

@@ -38,6 +38,8 @@ export interface Dialogs extends OperatorShape {
   readonly pickSession: (sessions: ReadonlyArray<SessionSummary>) => Effect.Effect<string | undefined>
   /** /space's picker: the chosen directory, or undefined when dismissed. */
   readonly pickWorkspace: (workspaces: ReadonlyArray<RecentWorkspace>, current?: string) => Effect.Effect<string | undefined>
+  /** A plain select (/rewind): the chosen value, or undefined when dismissed. */
+  readonly choose: (message: string, options: ReadonlyArray<{ readonly value: string; readonly label: string; readonly hint?: string }>) => Effect.Effect<string | undefined>
 }
 
 const when = (iso: string): string => iso.slice(0, 16).replace("T", " ")
@@ -213,6 +215,11 @@ export const makeDialogs = (host: DialogHost, palette: Palette): Dialogs => {
           hint: `${when(session.updatedAt)} · ${plural(session.messageCount, "message")} · ${session.id}`
         }))
         const choice = await prompts.select({ message: "Resume which session?", options, maxItems: 10, ...io })
+        return prompts.isCancel(choice) ? undefined : choice
+      }),
+    choose: (message, options) =>
+      dialog(async (prompts, io) => {
+        const choice = await prompts.select({ message, options: [...options], maxItems: 10, ...io })
         return prompts.isCancel(choice) ? undefined : choice
       }),
     pickWorkspace: (workspaces, current) =>

@@ -4,10 +4,10 @@
  * line per tool call with a result line under it, edits as a coloured diff, the tail of bash output.
  */
 import * as Effect from "effect/Effect"
-import type { RendererShape } from "../engine/renderer.ts"
+import type { FilesChangedEvent, RendererShape } from "../engine/renderer.ts"
 import type { ToolCall, ToolResult } from "../session/items.ts"
 import { describeCall, describeProgress } from "../cli/render/summary.ts"
-import { diffLines, withContext } from "./diff.ts"
+import { diffLines, withContext } from "../text/diff.ts"
 import { MarkdownStream } from "./markdown.ts"
 import type { Palette } from "../terminal/colors.ts"
 import { clipText } from "./width.ts"
@@ -19,6 +19,7 @@ import { makeAgentLines } from "./agent-lines.ts"
 import { defaultAgentName, taskToolName } from "../tools/task-tool.ts"
 import { questionToolName } from "../tools/question-tool.ts"
 import { editSpec, writeSpec } from "../tools/write-specs.ts"
+import { filesChangedText } from "../engine/files-changed.ts"
 
 export interface TurnSurface {
   readonly commit: (lines: ReadonlyArray<string>) => void
@@ -103,6 +104,10 @@ const resultLines = (
   return lines
 }
 
+/** The turn line of a turn that changed files (docs/checkpoints.md). */
+const filesChangedLine = (event: FilesChangedEvent, palette: Palette): string =>
+  palette.dim(`✎ turn ${event.turn}: ${filesChangedText(event.files)} · /rewind to undo`)
+
 /** The terminal's renderer; `interrupted` marks a cancelled turn after what streamed. */
 export type TurnView = RendererShape & { readonly interrupted: () => void }
 
@@ -135,6 +140,10 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
   const settle = () => {
     endReasoning()
     endText()
+  }
+  const commitSettled = (lines: ReadonlyArray<string>) => {
+    settle()
+    surface.commit(lines)
   }
 
   return {
@@ -209,6 +218,7 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
         surface.activity(undefined)
         agents?.clear()
       }),
+    filesChanged: (event) => Effect.sync(() => event.files.length > 0 && commitSettled([filesChangedLine(event, palette)])),
     failed: (message) =>
       Effect.sync(() => {
         settle()

@@ -78,6 +78,13 @@ export const makeJsonRenderer = (write: (event: JsonEvent) => void, agent?: Agen
         ...("output" in summary ? { output: summary.output } : {})
       }),
     failed: (message) => emit({ type: "error", message }),
+    // A turn that took a checkpoint (docs/checkpoints.md): what it changed, for `crystal rewind --to`.
+    filesChanged: (event) =>
+      emit({
+        type: "files_changed",
+        turn: event.turn,
+        files: event.files.map((file) => ({ path: file.path, kind: file.kind, added: file.added, removed: file.removed, binary: file.binary }))
+      }),
     child: (path) => makeJsonRenderer(write, path)
   }
 }

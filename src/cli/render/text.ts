@@ -14,6 +14,7 @@ import { writeStderr, writeStdout } from "../../terminal/output.ts"
 import type { Palette } from "../../terminal/colors.ts"
 import { InertStream, visible } from "../../terminal/inert.ts"
 import { describeCall, describeProgress, describeResult } from "./summary.ts"
+import { filesChangedText } from "../../engine/files-changed.ts"
 
 /**
  * How often a running call's progress gets a line on stderr, and how long a call runs before the
@@ -115,6 +116,7 @@ export const makeTextRenderer = (
       }),
     // A denial shows in the result line; an approval the operator gave was seen as it was given.
     approval: () => Effect.void,
+    filesChanged: (event) => (event.files.length === 0 ? Effect.void : line(style.dim, `turn ${event.turn}: ${filesChangedText(event.files)}`)),
     toolFinished: (result, durationMs) =>
       Effect.suspend(() => {
         running.delete(result.callId)

@@ -62,6 +62,7 @@ export const makeCommandContext = ({ host, dialogs, store, live, palette, column
     },
     pickSession: dialogs.pickSession,
     pickWorkspace: dialogs.pickWorkspace,
+    choose: dialogs.choose,
     sessionId: () => host.current().prepared.document.id,
     workspace: () => store.get().workspace,
     mcp: () => host.current().session.mcp,

@@ -45,9 +45,9 @@ const rejected: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
   [["run", "a", "b"], 'crystal run: one prompt only, got 2 ("a", "b"); quote a prompt with spaces'],
   [["run", "a", "--", "b"], 'crystal run: one prompt only, got 2 ("a", "b"); quote a prompt with spaces'],
   [["space", "a", "b"], 'crystal space: one directory only, got 2 ("a", "b"); quote a prompt with spaces'],
-  [["bogus"], 'crystal: unknown command "bogus" (commands: run, space, sessions, promptsets, prompt-attachments, plugins, tools, mcp, agents, acp)'],
-  [["--continue", "extra"], 'crystal: unknown command "extra" (commands: run, space, sessions, promptsets, prompt-attachments, plugins, tools, mcp, agents, acp)'],
-  [["Run"], 'crystal: unknown command "Run" (commands: run, space, sessions, promptsets, prompt-attachments, plugins, tools, mcp, agents, acp)']
+  [["bogus"], 'crystal: unknown command "bogus" (commands: run, space, sessions, promptsets, prompt-attachments, plugins, tools, mcp, agents, acp, checkpoints, rewind)'],
+  [["--continue", "extra"], 'crystal: unknown command "extra" (commands: run, space, sessions, promptsets, prompt-attachments, plugins, tools, mcp, agents, acp, checkpoints, rewind)'],
+  [["Run"], 'crystal: unknown command "Run" (commands: run, space, sessions, promptsets, prompt-attachments, plugins, tools, mcp, agents, acp, checkpoints, rewind)']
 ]
 
 /** Lines left to @effect/cli (help, version, completions, other commands) or fine as they are. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { diffLines, withContext } from "../../../src/tui/diff.ts"
+import { diffLines, withContext } from "../../../src/text/diff.ts"
 import { statusLine } from "../../../src/tui/status-line.ts"
 import { layoutEditor } from "../../../src/tui/editor-view.ts"
 import { editorWith, insertAtomic, insertText, moveTo } from "../../../src/tui/editor-state.ts"

@@ -1,0 +1,179 @@
+/**
+ * openCheckpointStore: the store of one workspace under <crystalHome>/checkpoints/<workspace-id>/
+ * (objects/, keys/, live/, tmp/, index.json and a `workspace` file naming the folder), or the
+ * reason the workspace gets none. Every operation of one store runs one at a time; the file
+ * system work is synchronous inside it (a snapshot of an unchanged workspace is a walk and an
+ * lstat per file).
+ */
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
+import { removeOrphanedTempsSync } from "../files/orphaned-temps.ts"
+import { messageOf } from "../text/error-text.ts"
+import { diffSnapshots } from "./changes.ts"
+import { readKeys, removeKey, writeKey } from "./keys.ts"
+import { readLive, writeLive } from "./live.ts"
+import { isObjectId, ObjectStore, type ObjectId } from "./objects.ts"
+import { pruneStore } from "./prune.ts"
+import { refusalFor } from "./refusal.ts"
+import { checkRelativePath, restorePaths } from "./restore.ts"
+import { scanWorkspace } from "./scan.ts"
+import { indexFile, loadIndex, saveIndex } from "./stat-index.ts"
+import { CheckpointError, type CheckpointRefusal, type CheckpointSettings, type CheckpointStoreShape, type StoredEntry } from "./store.ts"
+import { lookup } from "./tree.ts"
+
+/** The folder's name (for people looking in ~/.crystal/checkpoints) and a hash of its real path. */
+export const workspaceId = (workspace: string): string => {
+  const name = path.basename(workspace).replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40) || "root"
+  return `${name}-${createHash("sha256").update(workspace).digest("hex").slice(0, 16)}`
+}
+
+export const storeDirFor = (workspace: string, crystalHome: string): string => path.join(crystalHome, "checkpoints", workspaceId(workspace))
+
+const attempt = <A>(what: string, run: () => A): Effect.Effect<A, CheckpointError> =>
+  Effect.try({ try: run, catch: (error) => new CheckpointError({ message: `${what}: ${messageOf(error).split("\n")[0]}` }) })
+
+const indexSaveMs = 30_000
+
+/** The open stores' index saves, run once on the way out (one listener, however many stores are opened). */
+const savesOnExit = new Set<() => void>()
+let exitListening = false
+const listenForExit = (): void => {
+  if (exitListening) return
+  exitListening = true
+  process.on("exit", () => {
+    for (const save of savesOnExit) {
+      try {
+        save()
+      } catch {
+        // The next session reads the changed files again.
+      }
+    }
+  })
+}
+
+const checkId = (id: string): void => {
+  if (!isObjectId(id)) throw new Error(`"${id}" is not a checkpoint snapshot id`)
+}
+
+export const openCheckpointStore = (
+  workspace: string,
+  crystalHome: string,
+  settings: CheckpointSettings
+): Effect.Effect<CheckpointStoreShape | CheckpointRefusal> =>
+  Effect.gen(function* () {
+    let real: string
+    try {
+      real = fs.realpathSync(workspace)
+    } catch (error) {
+      return { _tag: "Refused", reason: `checkpoints are off: the workspace ${workspace} cannot be read (${messageOf(error)})` } as const
+    }
+    const refusal = refusalFor(real, crystalHome)
+    if (refusal !== undefined) return refusal
+    const root = storeDirFor(real, crystalHome)
+    const objects = new ObjectStore(root)
+    const keysDir = path.join(root, "keys")
+    const liveDir = path.join(root, "live")
+    const prepared = yield* Effect.either(
+      attempt("cannot prepare the checkpoint store", () => {
+        for (const dir of [root, objects.objectsDir, objects.tmpDir, keysDir, liveDir]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+        fs.writeFileSync(path.join(root, "workspace"), `${real}\n`, { mode: 0o600 })
+        // A crash mid-write leaves only hidden temps here; those of processes that are gone go now.
+        removeOrphanedTempsSync([objects.tmpDir])
+        readLive(liveDir)
+      })
+    )
+    if (prepared._tag === "Left") return { _tag: "Refused", reason: `checkpoints are off: ${prepared.left.message} (${root})` } as const
+    return makeStore(real, root, objects, keysDir, liveDir, settings, yield* Effect.makeSemaphore(1))
+  })
+
+const makeStore = (
+  workspace: string,
+  root: string,
+  objects: ObjectStore,
+  keysDir: string,
+  liveDir: string,
+  settings: CheckpointSettings,
+  lock: Effect.Semaphore
+): CheckpointStoreShape => {
+  const index = loadIndex(root)
+  /** Snapshots this process took and has not passed to keep() yet; pruning keeps them (live.ts). */
+  const unkept = new Set<ObjectId>()
+  const liveIds = (): Array<ObjectId> => [...unkept, ...(index.root === undefined || unkept.has(index.root) ? [] : [index.root])]
+  const publish = (writingSince?: number): void => writeLive(liveDir, objects.tmpDir, { ids: liveIds(), writingSince })
+  const serial = <A>(what: string, run: () => A): Effect.Effect<A, CheckpointError> => lock.withPermits(1)(attempt(what, run))
+  // index.json (megabytes for a large workspace) is saved at most every indexSaveMs and on the way
+  // out: it is a cache, and losing the last changes to it only means those files are read again.
+  let indexDirty = false
+  let indexSavedAt = 0
+  const saveIndexNow = (): void => {
+    if (!indexDirty) return
+    saveIndex(root, objects.tmpDir, index)
+    indexDirty = false
+    indexSavedAt = Date.now()
+  }
+  listenForExit()
+  savesOnExit.add(saveIndexNow)
+
+  return {
+    workspace,
+    snapshot: () =>
+      serial("checkpoint snapshot failed", () => {
+        let writing = false
+        objects.beforeNewObject = () => {
+          if (writing) return
+          writing = true
+          // Before the first new object: a prune elsewhere keeps what this snapshot writes from now on.
+          publish(Date.now() - 1000)
+        }
+        const before = index.root
+        const result = scanWorkspace(workspace, index, objects, settings.maxFileBytes)
+        if (result.indexChanged) indexDirty = true
+        if (Date.now() - indexSavedAt > indexSaveMs) saveIndexNow()
+        if (result.id !== before) unkept.add(result.id)
+        if (result.id !== before || writing) publish()
+        return { id: result.id, skipped: result.skipped }
+      }),
+    changes: (from, to) =>
+      serial("checkpoint changes failed", () => {
+        checkId(from)
+        checkId(to)
+        return diffSnapshots(objects, from, to)
+      }),
+    read: (id, relative) =>
+      serial(`cannot read ${relative} from a checkpoint`, (): StoredEntry | undefined => {
+        checkId(id)
+        const problem = checkRelativePath(relative)
+        if (problem !== undefined) throw new Error(problem)
+        const entry = lookup(objects, id, relative)
+        if (entry?.kind === "file") return { kind: "file", mode: entry.mode, bytes: new Uint8Array(objects.read(entry.id)) }
+        if (entry?.kind === "symlink") return { kind: "symlink", target: entry.target }
+        return undefined
+      }),
+    restore: (id, paths) =>
+      serial("checkpoint restore failed", () => {
+        checkId(id)
+        restorePaths(objects, workspace, id, paths, settings.maxFileBytes)
+      }),
+    keep: (key, ids, at) =>
+      serial("cannot keep a checkpoint", () => {
+        for (const id of ids) checkId(id)
+        writeKey(keysDir, objects.tmpDir, { key, ids, at })
+        let changed = false
+        for (const id of ids) changed = unkept.delete(id) || changed
+        if (changed) publish()
+      }),
+    forget: (prefix) =>
+      serial("cannot forget checkpoints", () => {
+        for (const entry of readKeys(keysDir)) if (entry.key.startsWith(prefix)) removeKey(keysDir, entry.key)
+      }),
+    kept: () => serial("cannot list checkpoints", () => readKeys(keysDir)),
+    prune: () =>
+      serial("checkpoint pruning failed", () => {
+        publish()
+        saveIndexNow()
+        return pruneStore({ objects, keysDir, liveDir, indexFile: indexFile(root), root }, settings)
+      })
+  }
+}
