@@ -1,5 +1,5 @@
 /**
- * What a running process needs pruning to keep, in live/<pid>.json: its last snapshot (the stat
+ * What a running process's open store needs pruning to keep, in live/<pid>.<n>.json: its last snapshot (the stat
  * index names that snapshot's objects), the snapshots it took and has not passed to keep() yet,
  * and, while a snapshot is writing objects, since when (objects written since then are not yet
  * reachable from any id). Pruning in any process keeps all of that for processes that still run
@@ -16,21 +16,22 @@ export interface LiveState {
   readonly writingSince: number | undefined
 }
 
-const fileOf = (liveDir: string, pid: number): string => path.join(liveDir, `${pid}.json`)
+/** Each open store of a process has its own file (`PID.N.json`): two stores of one workspace in one process do not overwrite each other. */
+let opened = 0
+export const liveFileFor = (liveDir: string): string => path.join(liveDir, `${process.pid}.${opened++}.json`)
 
-export const writeLive = (liveDir: string, tmpDir: string, state: LiveState): void => {
+export const writeLive = (file: string, tmpDir: string, state: LiveState): void => {
+  const liveDir = path.dirname(file)
   fs.mkdirSync(liveDir, { recursive: true, mode: 0o700 })
   const temp = path.join(tmpDir, tempName("live"))
   try {
     fs.writeFileSync(temp, JSON.stringify({ ids: state.ids, writingSince: state.writingSince ?? null }), { mode: 0o600, flag: "wx" })
-    fs.renameSync(temp, fileOf(liveDir, process.pid))
+    fs.renameSync(temp, file)
   } catch (error) {
     fs.rmSync(temp, { force: true })
     throw error
   }
 }
-
-export const removeOwnLive = (liveDir: string): void => fs.rmSync(fileOf(liveDir, process.pid), { force: true })
 
 /** The states of running processes; the files of processes that no longer run are removed. */
 export const readLive = (liveDir: string, runs: (pid: number) => boolean = processRuns): Array<LiveState> => {
@@ -42,7 +43,7 @@ export const readLive = (liveDir: string, runs: (pid: number) => boolean = proce
   }
   const result: Array<LiveState> = []
   for (const name of names) {
-    const match = /^(\d+)\.json$/.exec(name)
+    const match = /^(\d+)\.\d+\.json$/.exec(name)
     if (match === null) continue
     const pid = Number(match[1])
     const file = path.join(liveDir, name)

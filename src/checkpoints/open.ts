@@ -13,7 +13,7 @@ import { removeOrphanedTempsSync } from "../files/orphaned-temps.ts"
 import { messageOf } from "../text/error-text.ts"
 import { diffSnapshots } from "./changes.ts"
 import { readKeys, removeKey, writeKey } from "./keys.ts"
-import { readLive, writeLive } from "./live.ts"
+import { liveFileFor, readLive, writeLive } from "./live.ts"
 import { isObjectId, ObjectStore, type ObjectId } from "./objects.ts"
 import { pruneStore } from "./prune.ts"
 import { refusalFor } from "./refusal.ts"
@@ -85,7 +85,10 @@ export const openCheckpointStore = (
       })
     )
     if (prepared._tag === "Left") return { _tag: "Refused", reason: `checkpoints are off: ${prepared.left.message} (${root})` } as const
-    return makeStore(real, root, objects, keysDir, liveDir, settings, yield* Effect.makeSemaphore(1))
+    const lock = yield* Effect.makeSemaphore(1)
+    const store = yield* Effect.either(attempt("cannot open the checkpoint store", () => makeStore(real, root, objects, keysDir, liveDir, settings, lock)))
+    if (store._tag === "Left") return { _tag: "Refused", reason: `checkpoints are off: ${store.left.message} (${root})` } as const
+    return store.right
   })
 
 const makeStore = (
@@ -101,8 +104,21 @@ const makeStore = (
   /** Snapshots this process took and has not passed to keep() yet; pruning keeps them (live.ts). */
   const unkept = new Set<ObjectId>()
   const liveIds = (): Array<ObjectId> => [...unkept, ...(index.root === undefined || unkept.has(index.root) ? [] : [index.root])]
-  const publish = (writingSince?: number): void => writeLive(liveDir, objects.tmpDir, { ids: liveIds(), writingSince })
+  const liveFile = liveFileFor(liveDir)
+  const publish = (writingSince?: number): void => writeLive(liveFile, objects.tmpDir, { ids: liveIds(), writingSince })
   const serial = <A>(what: string, run: () => A): Effect.Effect<A, CheckpointError> => lock.withPermits(1)(attempt(what, run))
+  if (index.root !== undefined) {
+    // The saved index names another process's last snapshot: claim it before a prune elsewhere
+    // removes it, then check that a prune did not already (the index is only a cache).
+    publish()
+    if (![index.root, ...index.dirs.values()].every((id) => objects.has(id))) {
+      index.root = undefined
+      index.files.clear()
+      index.dirs.clear()
+      index.listings.clear()
+      publish()
+    }
+  }
   // index.json (megabytes for a large workspace) is saved at most every indexSaveMs and on the way
   // out: it is a cache, and losing the last changes to it only means those files are read again.
   let indexDirty = false

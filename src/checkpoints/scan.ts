@@ -81,6 +81,9 @@ class Scan {
   /** Files seen this scan (each is in the index afterwards). */
   observed = 0
   readonly visitedDirs = new Set<string>()
+  /** Folders whose tree may differ from the last snapshot's (and all folders above them). */
+  private readonly dirtyDirs = new Set<string>()
+  private allDirty = false
   // Walks made this scan, by folder: a folder whose listing must be read again gets its walk from
   // the walks of the folders above it, so its ignore rules are matched exactly as a walk from the top.
   private readonly walks = new Map<string, WalkDir>()
@@ -96,6 +99,21 @@ class Scan {
     this.index = index
     this.objects = objects
     this.maxFileBytes = maxFileBytes
+  }
+
+  private markDirty(relative: string): void {
+    let dir = relative
+    while (!this.dirtyDirs.has(dir)) {
+      this.dirtyDirs.add(dir)
+      if (dir === "") return
+      const cut = dir.lastIndexOf("/")
+      dir = cut === -1 ? "" : dir.slice(0, cut)
+    }
+  }
+
+  private markParentDirty(relative: string): void {
+    const cut = relative.lastIndexOf("/")
+    this.markDirty(cut === -1 ? "" : relative.slice(0, cut))
   }
 
   private trusted(mtimeMs: number): boolean {
@@ -114,7 +132,10 @@ class Scan {
     if (sameStat(cached, stat) && this.trusted(stat.mtimeMs)) return cached
     const next = this.read(full, stat)
     if (next === undefined) return undefined
-    if (cached === undefined || cached.kind !== next.kind || cached.value !== next.value || (cached.mode & 0o777) !== (next.mode & 0o777)) this.contentChanged = true
+    if (cached === undefined || cached.kind !== next.kind || cached.value !== next.value || (cached.mode & 0o777) !== (next.mode & 0o777)) {
+      this.contentChanged = true
+      this.markParentDirty(relative)
+    }
     // Too recent to trust: a later write in the same clock tick would leave the stat unchanged.
     this.index.files.set(relative, this.trusted(next.mtimeMs) ? next : { ...next, mtimeMs: -1 })
     this.indexChanged = true
@@ -191,6 +212,7 @@ class Scan {
     // A folder changed in the last clock ticks may change again unseen: listed again next time.
     this.index.listings.set(relative, { mtimeMs: this.trusted(stat.mtimeMs) ? stat.mtimeMs : -1, ctimeMs: stat.ctimeMs, ino: stat.ino, ignores, entries })
     this.indexChanged = true
+    this.markDirty(relative)
     // New ignore rules here change what the folders below select: their listings are read again too.
     return { entries, freshBelow: fresh || cached?.ignores !== ignores }
   }
@@ -208,7 +230,10 @@ class Scan {
       }
       const state = this.observe(prefix + name, childRelative)
       if (state === undefined) {
-        if (this.index.files.delete(childRelative)) this.contentChanged = this.indexChanged = true
+        if (this.index.files.delete(childRelative)) {
+          this.contentChanged = this.indexChanged = true
+          this.markParentDirty(childRelative)
+        }
         continue
       }
       this.observed++
@@ -222,17 +247,23 @@ class Scan {
       if (this.visitedDirs.has(name)) continue
       this.index.listings.delete(name)
       this.indexChanged = true
+      this.markParentDirty(name)
     }
     // Every path seen is in the index; when the index holds more, the rest are gone.
     if (this.observed === this.index.files.size) return
     const seen = new Set<string>()
     forEachFile(this.index, "", (relative) => seen.add(relative))
     for (const name of this.index.files.keys()) if (!seen.has(name)) this.index.files.delete(name)
-    this.contentChanged = this.indexChanged = true
+    this.contentChanged = this.indexChanged = this.allDirty = true
   }
 
-  /** The folder's tree id, from the listings and the index; undefined when it holds nothing recorded (empty folders are not kept, as in git). */
-  storeTree(relative: string, dirs: Map<string, ObjectId>): ObjectId | undefined {
+  /**
+   * The folder's tree id, from the listings and the index (the last snapshot's, when nothing in
+   * it changed); undefined when it holds nothing recorded (empty folders are not kept, as in git).
+   * `dirs` gets the tree of every folder stored again.
+   */
+  storeTree(relative: string, dirs: Map<string, ObjectId | undefined>): ObjectId | undefined {
+    if (!this.allDirty && !this.dirtyDirs.has(relative) && this.index.root !== undefined) return this.index.dirs.get(relative)
     const entries: Array<TreeEntry> = []
     for (const [name, kind] of this.index.listings.get(relative)?.entries ?? []) {
       const childRelative = relative === "" ? name : `${relative}/${name}`
@@ -247,7 +278,10 @@ class Scan {
       else if (state.kind === "l") entries.push({ kind: "symlink", name, target: state.value })
       else entries.push({ kind: "skipped", name, size: state.size })
     }
-    if (entries.length === 0 && relative !== "") return undefined
+    if (entries.length === 0 && relative !== "") {
+      dirs.set(relative, undefined)
+      return undefined
+    }
     const tree = encodeTree(entries)
     if (this.index.dirs.get(relative) !== tree.id) this.written += this.objects.write(tree.id, tree.payload)
     dirs.set(relative, tree.id)
@@ -268,10 +302,13 @@ export const scanWorkspace = (workspace: string, index: StatIndex, objects: Obje
   scan.visit("", workspace, false)
   scan.forgetGone()
   if (!scan.contentChanged && index.root !== undefined) return { id: index.root, skipped: scan.skipped, indexChanged: scan.indexChanged, written: scan.written }
-  const dirs = new Map<string, ObjectId>()
+  const dirs = new Map<string, ObjectId | undefined>()
   const id = scan.storeTree("", dirs) ?? emptyTree.id
-  index.dirs.clear()
-  for (const [name, tree] of dirs) index.dirs.set(name, tree)
+  for (const [name, tree] of dirs) {
+    if (tree === undefined) index.dirs.delete(name)
+    else index.dirs.set(name, tree)
+  }
+  for (const name of index.dirs.keys()) if (!index.listings.has(name)) index.dirs.delete(name)
   index.root = id
   return { id, skipped: scan.skipped, indexChanged: true, written: scan.written }
 }

@@ -48,4 +48,28 @@ describe("a crash mid-snapshot", () => {
     // Not asserted (timing): how many kills landed mid-write.
     console.log(`temps left by the kills: ${leftovers.join(", ")}`)
   }, 60_000)
+
+  it("a store opened on another process's saved index claims its snapshot before a prune elsewhere can remove it", async () => {
+    const { workspace, home } = await fixture()
+    write(workspace, { "keep.txt": "keep\n" })
+    fs.mkdirSync(path.join(workspace, "files"))
+    // Old enough that the index's entry for it is trusted (not read again).
+    const old = new Date(Date.now() - 60_000)
+    fs.utimesSync(path.join(workspace, "keep.txt"), old, old)
+    await killMidSnapshot(workspace, home, 0)
+    const opened = await openStore(workspace, home)
+    // The dead child's keys go; a prune in another session, one that has no index (it started
+    // while index.json was being replaced, say), runs before this store's first snapshot.
+    fs.rmSync(path.join(storeDirFor(workspace, home), "index.json"))
+    const other = await openStore(workspace, home)
+    await run(other.forget("child/"))
+    await run(other.prune())
+    const { id } = await run(opened.snapshot())
+    const entry = await run(opened.read(id, "keep.txt"))
+    expect(entry?.kind === "file" ? Buffer.from(entry.bytes).toString() : entry).toBe("keep\n")
+    write(workspace, { "keep.txt": "changed\n" })
+    const after = (await run(opened.snapshot())).id
+    await run(opened.restore(id, (await run(opened.changes(id, after))).map((change) => change.path)))
+    expect(fs.readFileSync(path.join(workspace, "keep.txt"), "utf8")).toBe("keep\n")
+  }, 60_000)
 })
