@@ -6,6 +6,7 @@
 import * as path from "node:path"
 import { ConfigError } from "../config/errors.ts"
 import { readRegularFile } from "../files/confined-read.ts"
+import { oneLine } from "../text/clip.ts"
 import { messageOf } from "../text/error-text.ts"
 import type { OutputSchema } from "../providers/model-client.ts"
 import type { ErrorObject } from "ajv"
@@ -38,11 +39,15 @@ const draftOf = (declared: unknown): Draft | undefined => {
   return undefined
 }
 
-/** One validation error as a line: where in the answer, and what is wrong there. */
+/**
+ * One validation error as one line: where in the answer, and what is wrong there. The path and a
+ * property name are the model's own text, printed to stderr: the name is quoted and the whole made
+ * one line, so an answer cannot write a line of its own (a fake `crystal:` failure).
+ */
 export const errorLine = (error: ErrorObject): string => {
   const where = error.instancePath === "" ? "the answer" : error.instancePath
-  const extra = error.keyword === "additionalProperties" ? ` (${String(error.params["additionalProperty"])})` : ""
-  return `${where}: ${error.message ?? error.keyword}${extra}`
+  const extra = error.keyword === "additionalProperties" ? ` (${JSON.stringify(String(error.params["additionalProperty"]))})` : ""
+  return oneLine(`${where}: ${error.message ?? error.keyword}${extra}`)
 }
 
 const loadAjv = async (draft: Draft) => {

@@ -101,18 +101,28 @@ function expectAnswerTool(): unknown {
 
 const env = { FAKE_KEY: "test-key" }
 
-const setUp = async (protocolCase: ProtocolCase): Promise<{ sandbox: Sandbox; fake: FakeLlm; schemaFile: string }> => {
+interface SetUpOptions {
+  readonly answerSchema?: unknown
+  /** The model's entry in config.json, e.g. `{ reasoning: true }`. */
+  readonly model?: Record<string, unknown>
+}
+
+const setUp = async (protocolCase: ProtocolCase, options: SetUpOptions = {}): Promise<{ sandbox: Sandbox; fake: FakeLlm; schemaFile: string }> => {
   const sandbox = await makeSandbox({ "src/a.ts": "export const a = 1\n", "src/b.ts": "export const b = 2\n" })
   const fake = await startFakeLlm()
   servers.push(fake)
   await writeLocalConfig(sandbox, fake.url, {
     model: "fake/test-model",
-    providers: { fake: { protocol: protocolCase.protocol, baseURL: protocolCase.baseURL(fake.url), apiKeyEnv: "FAKE_KEY", models: { "test-model": {} } } }
+    providers: {
+      fake: { protocol: protocolCase.protocol, baseURL: protocolCase.baseURL(fake.url), apiKeyEnv: "FAKE_KEY", models: { "test-model": options.model ?? {} } }
+    }
   })
   const schemaFile = path.join(sandbox.workspace, "answer.schema.json")
-  await fsp.writeFile(schemaFile, JSON.stringify(schema))
+  await fsp.writeFile(schemaFile, JSON.stringify(options.answerSchema ?? schema))
   return { sandbox, fake, schemaFile }
 }
+
+const caseOf = (protocol: Protocol): ProtocolCase => cases.find((candidate) => candidate.protocol === protocol) as ProtocolCase
 
 /** The instruction every request carries, with the schema in it. */
 const carriesInstruction = (request: RecordedRequest | undefined): boolean =>
@@ -181,7 +191,7 @@ describe("--output-schema with --format json", () => {
     expect(events.some((event) => event["type"] === "done")).toBe(false)
     const last = events.at(-1)
     expect(last?.["type"]).toBe("error")
-    expect(last?.["message"]).toContain("must NOT have additional properties (extra)")
+    expect(last?.["message"]).toContain("must NOT have additional properties (\"extra\")")
     expect(JSON.stringify(fake.requests[1]?.body)).toContain("the answer is not one JSON value")
   })
 })
@@ -215,5 +225,19 @@ describe("--output-schema: what is not run", () => {
     const result = await runCrystal(sandbox, [...command, "--output-schema", "x.json"])
     expect(result.code).toBe(2)
     expect(result.stderr.trimEnd().split("\n")).toEqual([expect.stringContaining("--output-schema is for crystal run")])
+  })
+})
+
+describe("--output-schema: what an answer cannot do", () => {
+  const closed = { type: "object", properties: { n: { type: "integer" } }, required: ["n"], additionalProperties: false }
+
+  it("a property name with a line break cannot forge a line of stderr", async () => {
+    const { sandbox, fake, schemaFile } = await setUp(caseOf("openai-chat"), { answerSchema: closed })
+    const forged = '{"n":1,"x\\ncrystal: fake":1}'
+    fake.script([{ text: forged }, { text: forged }])
+    const result = await runCrystal(sandbox, ["run", "--output-schema", schemaFile, "n?"], { env })
+    expect(result.code).toBe(4)
+    expect(result.stderr.split("\n").filter((line) => line.startsWith("crystal:"))).toEqual([expect.stringContaining('("x\\ncrystal: fake")')])
+    expect(result.stderr).not.toMatch(/^crystal: fake/m)
   })
 })
