@@ -32,16 +32,40 @@ const answerText = (schema: OutputSchema, input: unknown): string => {
   return JSON.stringify(value) ?? ""
 }
 
-/** The model's call of the answer tool, as text; a response that made no other call finished with "stop". */
+/**
+ * The model's call of the answer tool, as text; a response that made no other call finished with
+ * "stop". With thinking on (tool_choice auto) the model may write text before the call: once the
+ * call comes the answer is its input alone, so text is held back and dropped then, and released at
+ * the end of a response that never called the tool (an answer in plain text).
+ */
 export const answerToolAsText = (schema: OutputSchema) => <R>(events: Stream.Stream<ModelEvent, ProviderError, R>) =>
   Stream.suspend(() => {
     let otherCalls = false
-    return Stream.map(events, (event): ModelEvent => {
+    let answered = false
+    let held: Array<ModelEvent> = []
+    const release = (): Array<ModelEvent> => {
+      const released = answered ? [] : held
+      held = []
+      return released
+    }
+    const mapped = Stream.mapConcat(events, (event): ReadonlyArray<ModelEvent> => {
+      if (event.type === "text_delta") {
+        if (!answered) held.push(event)
+        return []
+      }
       if (event.type === "tool_call") {
-        if (event.name === schema.name) return { type: "text_delta", text: answerText(schema, event.arguments) }
+        if (event.name === schema.name) {
+          answered = true
+          held = []
+          return [{ type: "text_delta", text: answerText(schema, event.arguments) }]
+        }
         otherCalls = true
       }
-      if (event.type === "finish" && event.reason === "tool_calls" && !otherCalls) return { type: "finish", reason: "stop" }
-      return event
+      if (event.type === "finish") {
+        const finish: ModelEvent = event.reason === "tool_calls" && !otherCalls ? { type: "finish", reason: "stop" } : event
+        return [...release(), finish]
+      }
+      return [event]
     })
+    return Stream.concat(mapped, Stream.suspend(() => Stream.fromIterable(release())))
   })

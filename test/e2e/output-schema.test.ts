@@ -240,4 +240,15 @@ describe("--output-schema: what an answer cannot do", () => {
     expect(result.stderr.split("\n").filter((line) => line.startsWith("crystal:"))).toEqual([expect.stringContaining('("x\\ncrystal: fake")')])
     expect(result.stderr).not.toMatch(/^crystal: fake/m)
   })
+
+  it("Anthropic with thinking on: text the model writes before calling the answer tool is not glued onto the answer", async () => {
+    const { sandbox, fake, schemaFile } = await setUp(caseOf("anthropic"), { answerSchema: closed, model: { reasoning: true, maxOutputTokens: 16000 } })
+    fake.script([{ reasoning: "one file", text: "Here is my answer.", toolCalls: [{ name: "final_answer", arguments: { n: 1 } }] }])
+    const result = await runCrystal(sandbox, ["run", "--output-schema", schemaFile, "n?"], { env })
+    expect(result.stderr).not.toContain("crystal:")
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe('{"n":1}\n')
+    expect(at(fake.requests[0]?.body, "tool_choice")).toEqual({ type: "auto" })
+    expect(fake.requests).toHaveLength(1)
+  })
 })

@@ -97,4 +97,27 @@ describe("the Anthropic answer tool's call", () => {
     const events: ReadonlyArray<ModelEvent> = [{ type: "tool_call", id: "t1", name: "glob", arguments: {} }, { type: "finish", reason: "tool_calls" }]
     expect(mapped(objectSchema, events)).toEqual(events)
   })
+
+  it("drops text written before the answer call (thinking on, tool_choice auto): the answer is the call's input only", () => {
+    const events: ReadonlyArray<ModelEvent> = [
+      { type: "reasoning_delta", text: "the count" },
+      { type: "reasoning_end" },
+      { type: "text_delta", text: "Here is my answer." },
+      { type: "tool_call", id: "t1", name: "final_answer", arguments: { n: 1 } },
+      { type: "finish", reason: "tool_calls" }
+    ]
+    expect(mapped(objectSchema, events)).toEqual([
+      { type: "reasoning_delta", text: "the count" },
+      { type: "reasoning_end" },
+      { type: "text_delta", text: '{"n":1}' },
+      { type: "finish", reason: "stop" }
+    ])
+  })
+
+  it("releases held text when the answer tool is never called: at the finish, or at the end of a response without one", () => {
+    const text: ModelEvent = { type: "text_delta", text: '{"n":1}' }
+    const usage: ModelEvent = { type: "usage", usage: { inputTokens: 1, outputTokens: 1 } }
+    expect(mapped(objectSchema, [text, usage, { type: "finish", reason: "stop" }])).toEqual([usage, text, { type: "finish", reason: "stop" }])
+    expect(mapped(objectSchema, [text, { type: "tool_call", id: "t1", name: "glob", arguments: {} }])).toEqual([{ type: "tool_call", id: "t1", name: "glob", arguments: {} }, text])
+  })
 })
