@@ -251,4 +251,16 @@ describe("--output-schema: what an answer cannot do", () => {
     expect(at(fake.requests[0]?.body, "tool_choice")).toEqual({ type: "auto" })
     expect(fake.requests).toHaveLength(1)
   })
+
+  it("the retry that offers no tools runs none the model calls anyway: the call is an invalid answer (exit 4)", async () => {
+    const { sandbox, fake, schemaFile } = await setUp(caseOf("openai-chat"), { answerSchema: closed })
+    fake.script([{ text: "nope" }, { toolCalls: [{ name: "write", arguments: { path: "pwned.txt", content: "pwned\n" } }] }, { text: '{"n":1}' }])
+    const result = await runCrystal(sandbox, ["run", "--approval", "edit", "--output-schema", schemaFile, "n?"], { env })
+    await expect(fsp.access(path.join(sandbox.workspace, "pwned.txt"))).rejects.toThrow()
+    expect(result.code).toBe(4)
+    expect(result.stdout).toBe("")
+    const failure = result.stderr.split("\n").filter((line) => line.startsWith("crystal: "))
+    expect(failure).toEqual([expect.stringContaining("called write")])
+    expect(fake.requests).toHaveLength(2)
+  })
 })
