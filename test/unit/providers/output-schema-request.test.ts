@@ -49,8 +49,12 @@ describe("the output schema on each wire", () => {
     expect(deepseekRequestBody(withSchema([glob])).response_format).toEqual({ type: "json_object" })
   })
 
-  it("Gemini: responseMimeType and responseJsonSchema", () => {
-    const { config } = geminiRequest(withSchema([glob]))
+  it("Gemini: responseMimeType and responseJsonSchema only on a request without tools (Gemini 2.x refuses them next to function declarations)", () => {
+    const withTools = geminiRequest(withSchema([glob])).config
+    expect(withTools).not.toHaveProperty("responseMimeType")
+    expect(withTools).not.toHaveProperty("responseJsonSchema")
+    expect(withTools?.tools).toHaveLength(1)
+    const { config } = geminiRequest(withSchema([]))
     expect(config?.responseMimeType).toBe("application/json")
     expect(config?.responseJsonSchema).toEqual(objectSchema.schema)
   })
