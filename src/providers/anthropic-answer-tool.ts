@@ -9,17 +9,14 @@ import * as Stream from "effect/Stream"
 import type { Tool, ToolChoice } from "@anthropic-ai/sdk/resources/messages"
 import type { ProviderError } from "./errors.ts"
 import type { ModelEvent, OutputSchema } from "./model-client.ts"
-
-/** A tool's input is an object: any other schema is wrapped in one, as its `answer`. */
-const wrapped = (schema: OutputSchema): boolean => schema.schema["type"] !== "object"
+import { objectRootSchema, unwrappedAnswer } from "./object-root-schema.ts"
 
 export const answerTool = (schema: OutputSchema): Tool => ({
   name: schema.name,
   description:
     "Give your final answer by calling this tool, once you are done with the other tools; its input is the answer. Do not answer in plain text.",
-  input_schema: wrapped(schema)
-    ? { type: "object", properties: { answer: { ...schema.schema } }, required: ["answer"] }
-    : { ...schema.schema, type: "object" }
+  // A tool's input is an object: any other schema is wrapped in one, as its `answer`.
+  input_schema: { ...objectRootSchema(schema), type: "object" }
 })
 
 export const answerToolChoice = (schema: OutputSchema, otherTools: number, thinking: boolean): ToolChoice =>
@@ -28,8 +25,7 @@ export const answerToolChoice = (schema: OutputSchema, otherTools: number, think
 /** The answer tool's input as the answer's JSON text (a raw string: input that was not JSON, left for the validator to name). */
 const answerText = (schema: OutputSchema, input: unknown): string => {
   if (typeof input === "string") return input
-  const value = wrapped(schema) && typeof input === "object" && input !== null && "answer" in input ? input.answer : input
-  return JSON.stringify(value) ?? ""
+  return JSON.stringify(unwrappedAnswer(schema, input)) ?? ""
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
+import Ajv2020Module from "ajv/dist/2020.js"
 import { afterEach, describe, expect, it } from "vitest"
 import type { Protocol } from "../../src/config/schema.ts"
 import { jsonLines, makeSandbox, runCrystal, writeLocalConfig, type Sandbox } from "../support/crystal.ts"
@@ -267,5 +268,48 @@ describe("--output-schema: what an answer cannot do", () => {
     const failure = result.stderr.split("\n").filter((line) => line.startsWith("crystal: "))
     expect(failure).toEqual([expect.stringContaining("called write")])
     expect(fake.requests).toHaveLength(2)
+  })
+})
+
+describe.each(cases)("--output-schema with a schema that is not an object, on the $protocol protocol", (protocolCase) => {
+  const list = {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    type: "array",
+    items: { $ref: "#/$defs/file" },
+    $defs: { file: { type: "string", pattern: "^src/" } }
+  }
+  const files = ["src/a.ts", "src/b.ts"]
+  /** What the wire's native field carries, where it has one. */
+  const nativeSchema = (request: RecordedRequest): unknown =>
+    protocolCase.protocol === "anthropic"
+      ? at((at(request.body, "tools") as Array<unknown>).find((tool) => at(tool, "name") === "final_answer"), "input_schema")
+      : protocolCase.protocol === "openai-chat"
+        ? at(request.body, "response_format", "json_schema", "schema")
+        : protocolCase.protocol === "openai-responses"
+          ? at(request.body, "text", "format", "schema")
+          : undefined
+  /** The answer as the wire gives it: inside the wrapper object where the native field needs an object root. */
+  const wireAnswer = (): ModelReply =>
+    protocolCase.protocol === "anthropic"
+      ? { toolCalls: [{ name: "final_answer", arguments: { answer: files } }] }
+      : protocolCase.protocol === "openai-chat" || protocolCase.protocol === "openai-responses"
+        ? { text: JSON.stringify({ answer: files }) }
+        : { text: JSON.stringify(files) }
+
+  it("the answer comes out as the bare value, and the schema on the wire still resolves its $ref", async () => {
+    const { sandbox, fake, schemaFile } = await setUp(protocolCase, { answerSchema: list })
+    fake.script([wireAnswer()])
+    const result = await runCrystal(sandbox, ["run", "--output-schema", schemaFile, "which files?"], { env })
+    expect(result.stderr).not.toContain("crystal:")
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe(`${JSON.stringify(files)}\n`)
+    const sent = fake.requests[0] === undefined ? undefined : nativeSchema(fake.requests[0])
+    if (sent !== undefined) {
+      expect(at(sent, "type")).toBe("object")
+      // Compiled as the provider would: every $ref resolves, and the wrapped answer is checked by it.
+      const validate = new Ajv2020Module.default({ strict: false }).compile(sent as object)
+      expect(validate({ answer: files })).toBe(true)
+      expect(validate({ answer: ["lib/c.ts"] })).toBe(false)
+    }
   })
 })

@@ -11,6 +11,7 @@ import { anthropicRequestBody } from "../../../src/providers/anthropic-encode.ts
 import { deepseekRequestBody } from "../../../src/providers/deepseek-encode.ts"
 import { geminiRequest } from "../../../src/providers/gemini-encode.ts"
 import type { ModelEvent, OutputSchema, ToolDefinition } from "../../../src/providers/model-client.ts"
+import { unwrapAnswerText } from "../../../src/providers/object-root-schema.ts"
 import { ollamaRequestBody } from "../../../src/providers/ollama-encode.ts"
 import { chatRequestBody } from "../../../src/providers/openai-chat-encode.ts"
 import { responsesRequestBody } from "../../../src/providers/openai-responses-encode.ts"
@@ -78,6 +79,45 @@ describe("the output schema on each wire", () => {
   it("Anthropic: a schema that is not an object is wrapped as the tool input's `answer`", () => {
     const tool = anthropicRequestBody(withSchema([], arraySchema)).tools?.at(-1)
     expect(tool).toMatchObject({ name: "final_answer", input_schema: { type: "object", properties: { answer: arraySchema.schema }, required: ["answer"] } })
+  })
+})
+
+describe("a schema whose root is not an object, on the wires that want one (Anthropic, Chat Completions, Responses)", () => {
+  const withDefs: OutputSchema = {
+    name: "final_answer",
+    schema: { $schema: "https://json-schema.org/draft/2020-12/schema", $id: "https://example.com/list", type: "array", items: { $ref: "#/$defs/item" }, $defs: { item: { type: "string" } } }
+  }
+  const wrapper = {
+    type: "object",
+    properties: { answer: { type: "array", items: { $ref: "#/$defs/item" } } },
+    required: ["answer"],
+    additionalProperties: false,
+    $defs: { item: { type: "string" } }
+  }
+
+  it("is wrapped as the `answer` of an object, its $defs moved to the wrapper's root (where #/$defs/… resolves), $schema and $id dropped", () => {
+    expect(anthropicRequestBody(withSchema([], withDefs)).tools?.at(-1)).toMatchObject({ name: "final_answer", input_schema: wrapper })
+    expect(chatRequestBody(withSchema([glob], withDefs)).response_format).toEqual({ type: "json_schema", json_schema: { name: "final_answer", schema: wrapper, strict: false } })
+    expect(responsesRequestBody(withSchema([glob], withDefs)).text).toEqual({ format: { type: "json_schema", name: "final_answer", schema: wrapper, strict: false } })
+  })
+
+  it("draft-07 `definitions` move the same way; an object schema goes as it is", () => {
+    const draft7: OutputSchema = { name: "final_answer", schema: { type: "array", items: { $ref: "#/definitions/x" }, definitions: { x: { const: "a" } } } }
+    expect(chatRequestBody(withSchema([], draft7)).response_format).toMatchObject({
+      json_schema: { schema: { definitions: { x: { const: "a" } }, properties: { answer: { type: "array", items: { $ref: "#/definitions/x" } } } } }
+    })
+    expect(chatRequestBody(withSchema([], objectSchema)).response_format).toMatchObject({ json_schema: { schema: objectSchema.schema } })
+  })
+
+  it("the answer comes out of the wrapper in the streamed text (Chat Completions, Responses); other text goes on as it came", () => {
+    const unwrap = (schema: OutputSchema, events: ReadonlyArray<ModelEvent>) =>
+      Chunk.toReadonlyArray(Effect.runSync(Stream.runCollect(unwrapAnswerText(schema)(Stream.fromIterable(events)))))
+    const finish: ModelEvent = { type: "finish", reason: "stop" }
+    expect(unwrap(withDefs, [{ type: "text_delta", text: '{"answer":' }, { type: "text_delta", text: ' ["a"]}' }, finish])).toEqual([{ type: "text_delta", text: '["a"]' }, finish])
+    expect(unwrap(withDefs, [{ type: "text_delta", text: '["a"]' }])).toEqual([{ type: "text_delta", text: '["a"]' }])
+    expect(unwrap(withDefs, [{ type: "text_delta", text: "not json" }, finish])).toEqual([{ type: "text_delta", text: "not json" }, finish])
+    const objectText: ReadonlyArray<ModelEvent> = [{ type: "text_delta", text: '{"answer":1}' }, finish]
+    expect(unwrap(objectSchema, objectText)).toEqual(objectText)
   })
 })
 
