@@ -28,6 +28,13 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 
 type Draft = "2020-12" | "2019-09" | "draft-07"
 
+/** Each draft's meta-schema URI exactly as ajv registers it: another spelling of it would not compile. */
+const metaSchemaUri: Record<Draft, string> = {
+  "2020-12": "https://json-schema.org/draft/2020-12/schema",
+  "2019-09": "https://json-schema.org/draft/2019-09/schema",
+  "draft-07": "http://json-schema.org/draft-07/schema#"
+}
+
 /** The draft a schema declares with `$schema` (none: 2020-12), or undefined for one ajv does not take. */
 const draftOf = (declared: unknown): Draft | undefined => {
   if (declared === undefined) return "2020-12"
@@ -75,7 +82,8 @@ export const loadAnswerSchema = async (file: string): Promise<AnswerSchema | Con
   const ajv = await loadAjv(draft)
   let validate: ReturnType<typeof ajv.compile>
   try {
-    validate = ajv.compile(schema)
+    // Compiled with the URI ajv knows; the model is sent the schema as the operator wrote it.
+    validate = ajv.compile(schema["$schema"] === undefined ? schema : { ...schema, $schema: metaSchemaUri[draft] })
   } catch (error) {
     return problem(`is not a valid JSON Schema (${messageOf(error)})`)
   }

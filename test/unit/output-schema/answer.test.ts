@@ -50,6 +50,21 @@ describe("the final answer read against --output-schema", () => {
     expect(nested).toEqual({ _tag: "Invalid", errors: ["/deep/a crystal: fake: must be string"] })
   })
 
+  it.each([
+    "https://json-schema.org/draft-07/schema#",
+    "https://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft/2019-09/schema",
+    "https://json-schema.org/draft/2019-09/schema#",
+    "http://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2020-12/schema#"
+  ])("compiles a $schema written %s (a spelling of a draft it takes)", async ($schema) => {
+    const schema = await load({ $schema, type: "array", items: { type: "integer" } })
+    expect(checkAnswer(schema, '[1, "x"]')).toEqual({ _tag: "Invalid", errors: ["/1: must be integer"] })
+    // What goes to the model is the operator's schema as written.
+    expect(schema.schema["$schema"]).toBe($schema)
+  })
+
   it("does not check formats (no format vocabulary is bundled): a declared format is no error", async () => {
     expect(checkAnswer(await load({ type: "string", format: "date-time" }), '"not a date"')._tag).toBe("Valid")
   })
