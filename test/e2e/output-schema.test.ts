@@ -271,6 +271,25 @@ describe("--output-schema: what an answer cannot do", () => {
   })
 })
 
+describe("--output-schema and the session's secrets", () => {
+  it("an answer a redacted secret makes invalid is not printed: exit 4, one line saying a secret was redacted", async () => {
+    const keyed = { type: "object", properties: { key: { type: "string", pattern: "^test-" } }, required: ["key"] }
+    for (const json of [false, true]) {
+      const { sandbox, fake, schemaFile } = await setUp(caseOf("openai-chat"), { answerSchema: keyed })
+      fake.script([{ text: JSON.stringify({ key: env.FAKE_KEY }) }])
+      const result = await runCrystal(sandbox, ["run", ...(json ? ["--format", "json"] : []), "--output-schema", schemaFile, "the key?"], { env })
+      expect(result.code).toBe(4)
+      expect(result.stdout).not.toContain(env.FAKE_KEY)
+      const failure = json
+        ? jsonLines(result.stdout).filter((event) => event["type"] === "error").map((event) => String(event["message"]))
+        : result.stderr.split("\n").filter((line) => line.startsWith("crystal: "))
+      expect(failure).toEqual([expect.stringContaining("a secret was redacted from it")])
+      if (json) expect(jsonLines(result.stdout).some((event) => event["type"] === "done")).toBe(false)
+      else expect(result.stdout).toBe("")
+    }
+  })
+})
+
 describe.each(cases)("--output-schema with a schema that is not an object, on the $protocol protocol", (protocolCase) => {
   const list = {
     $schema: "https://json-schema.org/draft/2020-12/schema",
