@@ -5,6 +5,7 @@
  */
 import * as path from "node:path"
 import { ConfigError } from "../config/errors.ts"
+import { isRecord } from "../config/raw-config.ts"
 import { readRegularFile } from "../files/confined-read.ts"
 import { oneLine } from "../text/clip.ts"
 import { messageOf } from "../text/error-text.ts"
@@ -23,8 +24,6 @@ export interface AnswerSchema extends OutputSchema {
 
 /** The name the schema goes by on the wire (OpenAI's json_schema name, Anthropic's answer tool). */
 export const answerSchemaName = "final_answer"
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 type Draft = "2020-12" | "2019-09" | "draft-07"
 
