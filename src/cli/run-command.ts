@@ -156,6 +156,15 @@ export const runCommand = (prompt: string | undefined, flags: SessionFlags): Eff
         return ExitCode.invalidAnswer
       }
       const output = answer === undefined ? undefined : redactValue(yield* Context.get(session.services, Redactor).secrets, answer.value)
+      // The check saw the answer before redaction: a secret taken out of it can leave a value the
+      // schema refuses (a pattern, a length), which a script must not receive as valid.
+      const redactedErrors = answer === undefined || answerSchema === undefined ? [] : answerSchema.check(output)
+      if (redactedErrors.length > 0) {
+        yield* view.failed(
+          yield* redact(`the answer matched ${flags.outputSchema} but a secret was redacted from it and it no longer does: ${redactedErrors.join("; ")}`)
+        )
+        return ExitCode.invalidAnswer
+      }
       const doc = yield* Context.get(session.services, Conversation).document
       if (doc.mode === "plan" && answer === undefined) yield* printPlan(flags.format, session.plan)
       const prices = priceLookup(prepared.config.pricing)

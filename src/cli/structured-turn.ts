@@ -9,6 +9,7 @@ import { Renderer } from "../engine/renderer.ts"
 import { runTurn, type TurnOutcome, type TurnSettings, type UserInput } from "../engine/turn.ts"
 import { checkAnswer, retryInstruction, type CheckedAnswer } from "../output-schema/answer.ts"
 import type { AnswerSchema } from "../output-schema/schema-file.ts"
+import { clip, oneLine } from "../text/clip.ts"
 import { addUsage, emptyUsage } from "../session/document.ts"
 import type { Usage } from "../session/items.ts"
 
@@ -16,11 +17,21 @@ export type StructuredOutcome =
   | { readonly _tag: "StepLimit"; readonly outcome: TurnOutcome }
   | { readonly _tag: "Checked"; readonly outcome: TurnOutcome; readonly answer: CheckedAnswer }
 
-/** The text of the turn's last model response. */
-const lastAnswerText = Effect.map(Effect.flatMap(Conversation, (conversation) => conversation.document), (doc) => {
+/** The turn's last model response: its text, and the tools it called. */
+const lastResponse = Effect.map(Effect.flatMap(Conversation, (conversation) => conversation.document), (doc) => {
   const last = doc.items.findLast((item) => item._tag === "assistant")
-  return last?._tag === "assistant" ? last.text : ""
+  return last?._tag === "assistant" ? { text: last.text, calls: (last.toolCalls ?? []).map((call) => call.name) } : { text: "", calls: [] }
 })
+
+const lastAnswerText = Effect.map(lastResponse, (response) => response.text)
+
+/** The correction's answer: a tool call there (none is offered, none was run) makes it invalid whatever its text. */
+const checkCorrection = (schema: AnswerSchema) =>
+  Effect.map(lastResponse, (response): CheckedAnswer =>
+    response.calls.length > 0
+      ? { _tag: "Invalid", errors: [`the model called ${[...new Set(response.calls)].map((name) => clip(oneLine(name), 64)).join(", ")} instead of answering (not run: the retry only corrects the answer)`] }
+      : checkAnswer(schema, response.text)
+  )
 
 const mergeUsage = (a: Record<string, Usage>, b: Record<string, Usage>): Record<string, Usage> => {
   const merged = { ...a }
@@ -48,5 +59,5 @@ export const structuredTurn = (input: UserInput, settings: TurnSettings, schema:
     const second = yield* runTurn(retryInstruction(answer.errors), { ...settings, outputSchema, answerOnly: true })
     const outcome = combined(first, second)
     if (second._tag === "StepLimit") return { _tag: "StepLimit", outcome } satisfies StructuredOutcome
-    return { _tag: "Checked", outcome, answer: checkAnswer(schema, yield* lastAnswerText) } satisfies StructuredOutcome
+    return { _tag: "Checked", outcome, answer: yield* checkCorrection(schema) } satisfies StructuredOutcome
   })

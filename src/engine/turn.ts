@@ -45,7 +45,7 @@ export interface TurnSettings {
   readonly maxRetryWaitSeconds?: number | undefined
   /** `crystal run --output-schema`: the final answer's JSON Schema, sent with every request. */
   readonly outputSchema?: OutputSchema | undefined
-  /** A turn that only corrects the final answer: its requests carry no tool definitions. */
+  /** A turn that only corrects the final answer: its requests carry no tool definitions, and no call it makes is run. */
   readonly answerOnly?: boolean | undefined
 }
 
@@ -336,6 +336,13 @@ export const turnLoop = (conversation: ConversationShape, settings: TurnSettings
       }
       const calls = message.toolCalls ?? []
       if (calls.length === 0) {
+        yield* conversation.flush
+        return { _tag: "Answered", steps, usage, usageByModel } satisfies TurnOutcome
+      }
+      if (settings.answerOnly === true) {
+        // The correction offers no tools, and a call made anyway is not run: each gets an error
+        // result (the transcript stays valid) and the turn ends on it, an invalid answer.
+        yield* conversation.append(...calls.map(unansweredResult("not run: this turn only corrects the final answer; no tool may run in it")))
         yield* conversation.flush
         return { _tag: "Answered", steps, usage, usageByModel } satisfies TurnOutcome
       }

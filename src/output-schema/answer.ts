@@ -1,5 +1,6 @@
 /** The final answer's text read as the one JSON value `--output-schema` asks for, or what is wrong with it. */
 import type { AnswerSchema } from "./schema-file.ts"
+import { oneLine } from "../text/clip.ts"
 import { messageOf } from "../text/error-text.ts"
 
 export type CheckedAnswer = { readonly _tag: "Valid"; readonly value: unknown } | { readonly _tag: "Invalid"; readonly errors: ReadonlyArray<string> }
@@ -14,7 +15,7 @@ export const checkAnswer = (schema: AnswerSchema, text: string): CheckedAnswer =
   try {
     value = JSON.parse(trimmed)
   } catch (error) {
-    return { _tag: "Invalid", errors: [`the answer is not one JSON value (${messageOf(error)})`] }
+    return { _tag: "Invalid", errors: [oneLine(`the answer is not one JSON value (${messageOf(error)})`)] }
   }
   const errors = schema.check(value)
   return errors.length === 0 ? { _tag: "Valid", value } : { _tag: "Invalid", errors }

@@ -5,7 +5,9 @@
  */
 import * as path from "node:path"
 import { ConfigError } from "../config/errors.ts"
+import { isRecord } from "../config/raw-config.ts"
 import { readRegularFile } from "../files/confined-read.ts"
+import { oneLine } from "../text/clip.ts"
 import { messageOf } from "../text/error-text.ts"
 import type { OutputSchema } from "../providers/model-client.ts"
 import type { ErrorObject } from "ajv"
@@ -23,9 +25,14 @@ export interface AnswerSchema extends OutputSchema {
 /** The name the schema goes by on the wire (OpenAI's json_schema name, Anthropic's answer tool). */
 export const answerSchemaName = "final_answer"
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
-
 type Draft = "2020-12" | "2019-09" | "draft-07"
+
+/** Each draft's meta-schema URI exactly as ajv registers it: another spelling of it would not compile. */
+const metaSchemaUri: Record<Draft, string> = {
+  "2020-12": "https://json-schema.org/draft/2020-12/schema",
+  "2019-09": "https://json-schema.org/draft/2019-09/schema",
+  "draft-07": "http://json-schema.org/draft-07/schema#"
+}
 
 /** The draft a schema declares with `$schema` (none: 2020-12), or undefined for one ajv does not take. */
 const draftOf = (declared: unknown): Draft | undefined => {
@@ -38,11 +45,15 @@ const draftOf = (declared: unknown): Draft | undefined => {
   return undefined
 }
 
-/** One validation error as a line: where in the answer, and what is wrong there. */
+/**
+ * One validation error as one line: where in the answer, and what is wrong there. The path and a
+ * property name are the model's own text, printed to stderr: the name is quoted and the whole made
+ * one line, so an answer cannot write a line of its own (a fake `crystal:` failure).
+ */
 export const errorLine = (error: ErrorObject): string => {
   const where = error.instancePath === "" ? "the answer" : error.instancePath
-  const extra = error.keyword === "additionalProperties" ? ` (${String(error.params["additionalProperty"])})` : ""
-  return `${where}: ${error.message ?? error.keyword}${extra}`
+  const extra = error.keyword === "additionalProperties" ? ` (${JSON.stringify(String(error.params["additionalProperty"]))})` : ""
+  return oneLine(`${where}: ${error.message ?? error.keyword}${extra}`)
 }
 
 const loadAjv = async (draft: Draft) => {
@@ -70,7 +81,8 @@ export const loadAnswerSchema = async (file: string): Promise<AnswerSchema | Con
   const ajv = await loadAjv(draft)
   let validate: ReturnType<typeof ajv.compile>
   try {
-    validate = ajv.compile(schema)
+    // Compiled with the URI ajv knows; the model is sent the schema as the operator wrote it.
+    validate = ajv.compile(schema["$schema"] === undefined ? schema : { ...schema, $schema: metaSchemaUri[draft] })
   } catch (error) {
     return problem(`is not a valid JSON Schema (${messageOf(error)})`)
   }

@@ -177,9 +177,13 @@ export const geminiRequest = (request: ModelRequest): GeminiRequest => ({
     ...(request.system === "" ? {} : { systemInstruction: { parts: [{ text: request.system }] } }),
     ...(request.tools.length === 0 ? {} : { tools: [{ functionDeclarations: geminiFunctionDeclarations(request.tools) }] }),
     maxOutputTokens: request.model.capabilities.maxOutputTokens,
-    ...(request.outputSchema === undefined
-      ? {}
-      : { responseMimeType: "application/json", responseJsonSchema: { ...request.outputSchema.schema } }),
+    // Gemini 2.x refuses a JSON response MIME type next to function declarations ("Function calling
+    // with a response mime type: 'application/json' is unsupported"; Gemini 3 takes both), so the
+    // schema fields go only on a request without tools, the answer's retry, as on Ollama: the
+    // instruction carries the schema on the first answer.
+    ...(request.outputSchema !== undefined && request.tools.length === 0
+      ? { responseMimeType: "application/json", responseJsonSchema: { ...request.outputSchema.schema } }
+      : {}),
     ...(request.model.capabilities.reasoning ? { thinkingConfig: { includeThoughts: true } } : {})
   }
 })

@@ -17,6 +17,7 @@ import type {
 } from "openai/resources/chat/completions"
 import type { AssistantMessage, ImageRef, ToolCall, ToolResult, TranscriptItem, UserMessage } from "../session/items.ts"
 import { dataUrl, imagesWithBytes, type ImageBytes, type ModelRequest, type ToolDefinition } from "./model-client.ts"
+import { objectRootSchema } from "./object-root-schema.ts"
 
 type Images = ReadonlyMap<string, ImageBytes>
 
@@ -110,7 +111,7 @@ export const chatRequestBody = (request: ModelRequest): ChatCompletionCreatePara
   // Not strict: strict mode takes only a subset of JSON Schema; the engine validates the answer.
   ...(request.outputSchema === undefined
     ? {}
-    : { response_format: { type: "json_schema" as const, json_schema: { name: request.outputSchema.name, schema: { ...request.outputSchema.schema }, strict: false } } }),
+    : { response_format: { type: "json_schema" as const, json_schema: { name: request.outputSchema.name, schema: objectRootSchema(request.outputSchema), strict: false } } }),
   stream: true,
   stream_options: { include_usage: true }
 })

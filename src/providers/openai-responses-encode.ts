@@ -30,6 +30,7 @@ import type {
 } from "openai/resources/responses/responses"
 import type { AssistantMessage, ImageRef, OpaqueState, ToolResult, TranscriptItem, UserMessage } from "../session/items.ts"
 import { dataUrl, imagesWithBytes, type ImageBytes, type ModelRequest, type ToolDefinition } from "./model-client.ts"
+import { objectRootSchema } from "./object-root-schema.ts"
 import { CallState, ReasoningState, responsesProtocol } from "./openai-responses-decode.ts"
 
 type Images = ReadonlyMap<string, ImageBytes>
@@ -182,7 +183,7 @@ export const responsesRequestBody = (request: ModelRequest, options: ResponsesBo
     // Not strict: strict mode takes only a subset of JSON Schema; the engine validates the answer.
     ...(request.outputSchema === undefined
       ? {}
-      : { text: { format: { type: "json_schema" as const, name: request.outputSchema.name, schema: { ...request.outputSchema.schema }, strict: false } } }),
+      : { text: { format: { type: "json_schema" as const, name: request.outputSchema.name, schema: objectRootSchema(request.outputSchema), strict: false } } }),
     stream: true
   }
 }

@@ -10,6 +10,7 @@ import type { ModelClientShape } from "./model-client.ts"
 import { makeResponsesStreamDecoder, type WireFailure } from "./openai-responses-decode.ts"
 import { responsesRequestBody } from "./openai-responses-encode.ts"
 import { openAIConnectionSetup, toProviderError } from "./openai-sdk.ts"
+import { unwrapAnswerText } from "./object-root-schema.ts"
 import { makeStreamingClient, type Env } from "./streaming-client.ts"
 
 const rateLimitCodes = new Set(["rate_limit_exceeded", "too_many_requests"])
@@ -42,8 +43,8 @@ const responseFailed = (model: ModelEntry, failure: WireFailure): ProviderError 
 }
 
 /** A ModelClient for one model of a Responses API provider; the API key is read from `env`. */
-export const makeOpenAIResponsesClient = (model: ModelEntry, env: Env): ModelClientShape =>
-  makeStreamingClient({
+export const makeOpenAIResponsesClient = (model: ModelEntry, env: Env): ModelClientShape => {
+  const client = makeStreamingClient({
     ...openAIConnectionSetup(model, env),
     encode: responsesRequestBody,
     send: ({ client }, body, signal) => client.responses.create(body, { signal }),
@@ -65,3 +66,6 @@ export const makeOpenAIResponsesClient = (model: ModelEntry, env: Env): ModelCli
         streamUnit: "event"
       })
   })
+  // A non-object --output-schema went in a wrapper object (json_schema takes only objects).
+  return { stream: (request) => unwrapAnswerText(request.outputSchema)(client.stream(request)) }
+}

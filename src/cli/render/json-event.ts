@@ -13,14 +13,18 @@ export const jsonEventsVersion = 1
 /** One event: its `type`, then its fields. */
 export type JsonEvent = { readonly type: string } & Record<string, unknown>
 
-let versionSent = false
-
-/** One event as its line, `version` after `type` on the first one. */
-export const jsonEventLine = (event: JsonEvent): string => {
-  const first = !versionSent
-  versionSent = true
-  const { type, ...fields } = event
-  return `${inertJson(first ? { type, version: jsonEventsVersion, ...fields } : event)}\n`
+/** A stream's lines: each event as its line, `version` after `type` on the first one only. */
+export const makeJsonEventLines = (): ((event: JsonEvent) => string) => {
+  let versionSent = false
+  return (event) => {
+    const first = !versionSent
+    versionSent = true
+    const { type, ...fields } = event
+    return `${inertJson(first ? { type, version: jsonEventsVersion, ...fields } : event)}\n`
+  }
 }
+
+/** The process's one stream (stdout). */
+export const jsonEventLine = makeJsonEventLines()
 
 export const writeJsonEvent = (event: JsonEvent): void => writeStdout(jsonEventLine(event))

@@ -25,7 +25,7 @@ describe("the final answer read against --output-schema", () => {
     ["nothing", "  ", { _tag: "Invalid", errors: ["the answer is empty: one JSON value was expected"] }],
     ["two values", '{"name":"Ada"} {"name":"Bob"}', { _tag: "Invalid", errors: [expect.stringMatching(/^the answer is not one JSON value/)] }],
     ["a wrong type", '{"name": 1}', { _tag: "Invalid", errors: ["/name: must be string"] }],
-    ["a missing and an extra property", '{"nick": "A"}', { _tag: "Invalid", errors: ["the answer: must have required property 'name'", "the answer: must NOT have additional properties (nick)"] }]
+    ["a missing and an extra property", '{"nick": "A"}', { _tag: "Invalid", errors: ["the answer: must have required property 'name'", "the answer: must NOT have additional properties (\"nick\")"] }]
   ]
   it.each(cases)("%s", async (_name, text, expected) => {
     expect(checkAnswer(await load(person), text)).toEqual(expected)
@@ -37,6 +37,32 @@ describe("the final answer read against --output-schema", () => {
       expect(checkAnswer(schema, "[1, 2]")).toEqual({ _tag: "Valid", value: [1, 2] })
       expect(checkAnswer(schema, '[1, "x"]')).toEqual({ _tag: "Invalid", errors: ["/1: must be integer"] })
     }
+  })
+
+  it("a property name the model chose cannot break the error onto a second line (it is quoted, the line made one)", async () => {
+    const closed = await load({ type: "object", properties: { n: { type: "integer" }, deep: { type: "object" } }, additionalProperties: false })
+    const answer = checkAnswer(closed, JSON.stringify({ n: 1, "x\ncrystal: fake": 1, deep: { "y\r\ncrystal: also": { z: 1 } } }))
+    expect(answer._tag).toBe("Invalid")
+    const errors = answer._tag === "Invalid" ? answer.errors : []
+    expect(errors).toEqual(["the answer: must NOT have additional properties (\"x\\ncrystal: fake\")"])
+    for (const error of errors) expect(error).not.toMatch(/[\r\n\u2028\u2029]/)
+    const nested = checkAnswer(await load({ type: "object", properties: { deep: { type: "object", additionalProperties: { type: "string" } } } }), JSON.stringify({ deep: { "a\ncrystal: fake": 1 } }))
+    expect(nested).toEqual({ _tag: "Invalid", errors: ["/deep/a crystal: fake: must be string"] })
+  })
+
+  it.each([
+    "https://json-schema.org/draft-07/schema#",
+    "https://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft/2019-09/schema",
+    "https://json-schema.org/draft/2019-09/schema#",
+    "http://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2020-12/schema#"
+  ])("compiles a $schema written %s (a spelling of a draft it takes)", async ($schema) => {
+    const schema = await load({ $schema, type: "array", items: { type: "integer" } })
+    expect(checkAnswer(schema, '[1, "x"]')).toEqual({ _tag: "Invalid", errors: ["/1: must be integer"] })
+    // What goes to the model is the operator's schema as written.
+    expect(schema.schema["$schema"]).toBe($schema)
   })
 
   it("does not check formats (no format vocabulary is bundled): a declared format is no error", async () => {

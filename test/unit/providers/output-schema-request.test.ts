@@ -11,6 +11,7 @@ import { anthropicRequestBody } from "../../../src/providers/anthropic-encode.ts
 import { deepseekRequestBody } from "../../../src/providers/deepseek-encode.ts"
 import { geminiRequest } from "../../../src/providers/gemini-encode.ts"
 import type { ModelEvent, OutputSchema, ToolDefinition } from "../../../src/providers/model-client.ts"
+import { unwrapAnswerText } from "../../../src/providers/object-root-schema.ts"
 import { ollamaRequestBody } from "../../../src/providers/ollama-encode.ts"
 import { chatRequestBody } from "../../../src/providers/openai-chat-encode.ts"
 import { responsesRequestBody } from "../../../src/providers/openai-responses-encode.ts"
@@ -49,8 +50,12 @@ describe("the output schema on each wire", () => {
     expect(deepseekRequestBody(withSchema([glob])).response_format).toEqual({ type: "json_object" })
   })
 
-  it("Gemini: responseMimeType and responseJsonSchema", () => {
-    const { config } = geminiRequest(withSchema([glob]))
+  it("Gemini: responseMimeType and responseJsonSchema only on a request without tools (Gemini 2.x refuses them next to function declarations)", () => {
+    const withTools = geminiRequest(withSchema([glob])).config
+    expect(withTools).not.toHaveProperty("responseMimeType")
+    expect(withTools).not.toHaveProperty("responseJsonSchema")
+    expect(withTools?.tools).toHaveLength(1)
+    const { config } = geminiRequest(withSchema([]))
     expect(config?.responseMimeType).toBe("application/json")
     expect(config?.responseJsonSchema).toEqual(objectSchema.schema)
   })
@@ -77,6 +82,45 @@ describe("the output schema on each wire", () => {
   })
 })
 
+describe("a schema whose root is not an object, on the wires that want one (Anthropic, Chat Completions, Responses)", () => {
+  const withDefs: OutputSchema = {
+    name: "final_answer",
+    schema: { $schema: "https://json-schema.org/draft/2020-12/schema", $id: "https://example.com/list", type: "array", items: { $ref: "#/$defs/item" }, $defs: { item: { type: "string" } } }
+  }
+  const wrapper = {
+    type: "object",
+    properties: { answer: { type: "array", items: { $ref: "#/$defs/item" } } },
+    required: ["answer"],
+    additionalProperties: false,
+    $defs: { item: { type: "string" } }
+  }
+
+  it("is wrapped as the `answer` of an object, its $defs moved to the wrapper's root (where #/$defs/… resolves), $schema and $id dropped", () => {
+    expect(anthropicRequestBody(withSchema([], withDefs)).tools?.at(-1)).toMatchObject({ name: "final_answer", input_schema: wrapper })
+    expect(chatRequestBody(withSchema([glob], withDefs)).response_format).toEqual({ type: "json_schema", json_schema: { name: "final_answer", schema: wrapper, strict: false } })
+    expect(responsesRequestBody(withSchema([glob], withDefs)).text).toEqual({ format: { type: "json_schema", name: "final_answer", schema: wrapper, strict: false } })
+  })
+
+  it("draft-07 `definitions` move the same way; an object schema goes as it is", () => {
+    const draft7: OutputSchema = { name: "final_answer", schema: { type: "array", items: { $ref: "#/definitions/x" }, definitions: { x: { const: "a" } } } }
+    expect(chatRequestBody(withSchema([], draft7)).response_format).toMatchObject({
+      json_schema: { schema: { definitions: { x: { const: "a" } }, properties: { answer: { type: "array", items: { $ref: "#/definitions/x" } } } } }
+    })
+    expect(chatRequestBody(withSchema([], objectSchema)).response_format).toMatchObject({ json_schema: { schema: objectSchema.schema } })
+  })
+
+  it("the answer comes out of the wrapper in the streamed text (Chat Completions, Responses); other text goes on as it came", () => {
+    const unwrap = (schema: OutputSchema, events: ReadonlyArray<ModelEvent>) =>
+      Chunk.toReadonlyArray(Effect.runSync(Stream.runCollect(unwrapAnswerText(schema)(Stream.fromIterable(events)))))
+    const finish: ModelEvent = { type: "finish", reason: "stop" }
+    expect(unwrap(withDefs, [{ type: "text_delta", text: '{"answer":' }, { type: "text_delta", text: ' ["a"]}' }, finish])).toEqual([{ type: "text_delta", text: '["a"]' }, finish])
+    expect(unwrap(withDefs, [{ type: "text_delta", text: '["a"]' }])).toEqual([{ type: "text_delta", text: '["a"]' }])
+    expect(unwrap(withDefs, [{ type: "text_delta", text: "not json" }, finish])).toEqual([{ type: "text_delta", text: "not json" }, finish])
+    const objectText: ReadonlyArray<ModelEvent> = [{ type: "text_delta", text: '{"answer":1}' }, finish]
+    expect(unwrap(objectSchema, objectText)).toEqual(objectText)
+  })
+})
+
 const mapped = (schema: OutputSchema, events: ReadonlyArray<ModelEvent>) =>
   Chunk.toReadonlyArray(Effect.runSync(Stream.runCollect(answerToolAsText(schema)(Stream.fromIterable(events)))))
 
@@ -96,5 +140,28 @@ describe("the Anthropic answer tool's call", () => {
   it("leaves other tool calls alone, and their finish reason", () => {
     const events: ReadonlyArray<ModelEvent> = [{ type: "tool_call", id: "t1", name: "glob", arguments: {} }, { type: "finish", reason: "tool_calls" }]
     expect(mapped(objectSchema, events)).toEqual(events)
+  })
+
+  it("drops text written before the answer call (thinking on, tool_choice auto): the answer is the call's input only", () => {
+    const events: ReadonlyArray<ModelEvent> = [
+      { type: "reasoning_delta", text: "the count" },
+      { type: "reasoning_end" },
+      { type: "text_delta", text: "Here is my answer." },
+      { type: "tool_call", id: "t1", name: "final_answer", arguments: { n: 1 } },
+      { type: "finish", reason: "tool_calls" }
+    ]
+    expect(mapped(objectSchema, events)).toEqual([
+      { type: "reasoning_delta", text: "the count" },
+      { type: "reasoning_end" },
+      { type: "text_delta", text: '{"n":1}' },
+      { type: "finish", reason: "stop" }
+    ])
+  })
+
+  it("releases held text when the answer tool is never called: at the finish, or at the end of a response without one", () => {
+    const text: ModelEvent = { type: "text_delta", text: '{"n":1}' }
+    const usage: ModelEvent = { type: "usage", usage: { inputTokens: 1, outputTokens: 1 } }
+    expect(mapped(objectSchema, [text, usage, { type: "finish", reason: "stop" }])).toEqual([usage, text, { type: "finish", reason: "stop" }])
+    expect(mapped(objectSchema, [text, { type: "tool_call", id: "t1", name: "glob", arguments: {} }])).toEqual([{ type: "tool_call", id: "t1", name: "glob", arguments: {} }, text])
   })
 })
