@@ -30,6 +30,7 @@ const rendererEvents = (): ReadonlyArray<JsonEvent> => {
       view.toolFinished({ _tag: "tool_result", id: "i2", callId: "c1", name: "read", text: "x", isError: false }, 12),
       view.retrying({ attempt: 1, maxAttempts: 5, delayMs: 1000, reason: "rate limited" }),
       view.note("a note"),
+      view.filesChanged?.({ turn: 2, files: [{ path: "a.ts", kind: "modified", added: 3, removed: 1, binary: false }, { path: "b.png", kind: "added", added: 0, removed: 0, binary: true }] }) ?? Effect.void,
       view.finished({ sessionId: "20261203-0001", usage, usd: 0.01, session: { usage, usd: 0.02, unpriced: [], unattributed: false }, output: [1, { a: null }] }),
       view.finished({ sessionId: "20261203-0001", usage: { inputTokens: 1, outputTokens: 1 }, usd: undefined, session: { usage, usd: undefined, unpriced: ["local/m"], unattributed: false } }),
       view.failed("it broke")
