@@ -203,15 +203,10 @@ export const makeTurnView = (surface: TurnSurface, palette: Palette): TurnView =
         previewed.delete(raw.callId)
       }),
     retrying: (info) =>
-      Effect.sync(() => {
-        settle()
-        surface.commit([palette.yellow(`${visible(info.reason)} — retrying in ${formatDuration(info.delayMs)} (attempt ${info.attempt + 1} of ${info.maxAttempts})`)])
-      }),
-    note: (text) =>
-      Effect.sync(() => {
-        settle()
-        surface.commit([palette.yellow(visible(text))])
-      }),
+      Effect.sync(() =>
+        commitSettled([palette.yellow(`${visible(info.reason)} — retrying in ${formatDuration(info.delayMs)} (attempt ${info.attempt + 1} of ${info.maxAttempts})`)])
+      ),
+    note: (text) => Effect.sync(() => commitSettled([palette.yellow(visible(text))])),
     finished: () =>
       Effect.sync(() => {
         settle()
