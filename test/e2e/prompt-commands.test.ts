@@ -62,7 +62,7 @@ describe("crystal run with prompt flags", () => {
       "review",
       "create made.txt"
     ])
-    expect(result.stderr).toMatch(/^→ bash touch made\.txt\n {2}✓ .*\n$/)
+    expect(result.stderr).toMatch(/^→ bash touch made\.txt\n {2}✓ .*\nturn 1: 1 file changed \(\+0 −0\)\n$/)
     expect(result.code).toBe(0)
     expect(result.stdout).toBe("Done.\n")
     expect(systemOf(fake, 0)).toBe(`TERSE-WORK: answer in one line. Workspace: ${sandbox.workspace}\n\nSTYLE: British spelling.\n`)
