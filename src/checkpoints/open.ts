@@ -1,9 +1,9 @@
 /**
  * openCheckpointStore: the store of one workspace under <crystalHome>/checkpoints/<workspace-id>/
- * (objects/, keys/, live/, tmp/, index.json and a `workspace` file naming the folder), or the
- * reason the workspace gets none. Every operation of one store runs one at a time; the file
- * system work is synchronous inside it (a snapshot of an unchanged workspace is a walk and an
- * lstat per file).
+ * (objects/, keys/, live/, tmp/, watch/, index.json and a `workspace` file naming the folder), or
+ * the reason the workspace gets none. Every operation of one store runs one at a time; the file
+ * system work is synchronous inside it. Its change feed (watcher.ts) limits a snapshot to the
+ * folders that changed; without it, or in doubt, a snapshot is a walk and an lstat per file.
  */
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"

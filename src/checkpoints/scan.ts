@@ -3,7 +3,8 @@
  * .rgignore count the same way, `.git` is never entered and symbolic links are never followed),
  * read only the files whose stat differs from the stat index, and store the changed files and
  * folders as objects. When every file matches the index and no file came or went, the last
- * snapshot's id is returned without building a tree.
+ * snapshot's id is returned without building a tree. Given a change feed's dirty folders, only
+ * those are listed and their files statted; the index stands for the rest.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
