@@ -35,6 +35,17 @@ const queuedEventsBound = (): number => {
   }
 }
 
+/** Barriers left by a process killed mid-snapshot are removed; a live process's are its own. */
+const processAlive = (pid: number): boolean => {
+  if (!Number.isInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
 export class WorkspaceWatcher {
   private readonly watches = new Map<string, fs.FSWatcher>()
   private dirs = new Set<string>()
@@ -45,6 +56,7 @@ export class WorkspaceWatcher {
   private readonly maxEvents = queuedEventsBound()
   private barrier: fs.FSWatcher | undefined
   private barrierSeq = 0
+  private readonly barrierPrefix = `b.${process.pid}.${Math.random().toString(36).slice(2, 10)}.`
   private awaited: { readonly name: string; readonly done: (ok: boolean) => void } | undefined
   /** Why the feed is off for good (every snapshot is a full scan). */
   offReason: string | undefined
@@ -111,7 +123,7 @@ export class WorkspaceWatcher {
     if (this.barrier === undefined) {
       try {
         fs.mkdirSync(this.barrierDir, { recursive: true, mode: 0o700 })
-        for (const old of fs.readdirSync(this.barrierDir)) fs.rmSync(path.join(this.barrierDir, old), { force: true })
+        for (const old of fs.readdirSync(this.barrierDir)) if (!processAlive(Number(old.split(".")[1]))) fs.rmSync(path.join(this.barrierDir, old), { force: true })
         this.barrier = fs.watch(this.barrierDir, { persistent: false }, (_event, name) => {
           if (this.awaited !== undefined && name !== null && String(name) === this.awaited.name) this.awaited.done(true)
         })
@@ -123,7 +135,8 @@ export class WorkspaceWatcher {
         return Promise.resolve()
       }
     }
-    const name = `b${++this.barrierSeq}`
+    // Unique to this watcher: another store or process on the same store creates its own barriers here.
+    const name = `${this.barrierPrefix}${++this.barrierSeq}`
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => finish(false), this.limits.barrierTimeoutMs)
       const finish = (ok: boolean): void => {
