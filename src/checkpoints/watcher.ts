@@ -24,7 +24,7 @@ export interface WatcherLimits {
   readonly barrierTimeoutMs: number
 }
 
-export const defaultWatcherLimits: WatcherLimits = { maxWatches: 50_000, maxDirty: 2_000, barrierTimeoutMs: 500 }
+export const defaultWatcherLimits: WatcherLimits = { maxWatches: 50_000, maxDirty: 2_000, barrierTimeoutMs: 2_000 }
 
 const queuedEventsBound = (): number => {
   try {

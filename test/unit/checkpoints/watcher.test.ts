@@ -21,7 +21,8 @@ const shell = (workspace: string, script: string): void => {
 const pair = async (files: Readonly<Record<string, string>>, options: OpenOptions = {}) => {
   const { workspace, home } = await fixture()
   write(workspace, files)
-  const watched = await open(workspace, home, options)
+  // A barrier late on a loaded machine would only mean a full scan; the tests count full scans, so they wait longer.
+  const watched = await open(workspace, home, { ...options, watcherLimits: { ...defaultWatcherLimits, barrierTimeoutMs: 20_000, ...options.watcherLimits } })
   const reference = await open(workspace, `${home}-reference`, { watch: false })
   fs.mkdirSync(`${home}-reference`, { recursive: true })
   const probe = probeOf(watched)
