@@ -5,8 +5,8 @@
  * re-stats only those folders. Whenever the feed cannot be trusted the next snapshot is a full
  * scan: before the first full scan, after a watcher error, an event without a file name, more
  * events than the kernel's queue holds (an overflow is not reported to JavaScript), more dirty
- * folders than `maxDirty`, or a barrier that did not come back. A watch the kernel refuses
- * (ENOSPC: fs.inotify.max_user_watches) or more folders than `maxWatches` turn the feed off for the
+ * folders than `maxDirty`. A watch the kernel refuses (ENOSPC: fs.inotify.max_user_watches),
+ * more folders than `maxWatches` or a barrier that did not come back turn the feed off for the
  * store's life: every snapshot is then a full scan, as without a watcher.
  */
 import * as fs from "node:fs"
@@ -138,7 +138,11 @@ export class WorkspaceWatcher {
     // Unique to this watcher: another store or process on the same store creates its own barriers here.
     const name = `${this.barrierPrefix}${++this.barrierSeq}`
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => finish(false), this.limits.barrierTimeoutMs)
+      // A feed whose barrier does not come back is broken: off for good, so no later snapshot waits for it again.
+      const timer = setTimeout(() => {
+        finish(false)
+        this.turnOff("its barrier did not come back")
+      }, this.limits.barrierTimeoutMs)
       const finish = (ok: boolean): void => {
         clearTimeout(timer)
         this.awaited = undefined

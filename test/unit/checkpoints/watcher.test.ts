@@ -129,6 +129,20 @@ describe("the checkpoint store's change feed (inotify)", () => {
     expect(probe.lastLstats).toBeGreaterThan(15)
   })
 
+  it("a barrier that does not come back turns the feed off after one wait; that snapshot and the next are full scans", async () => {
+    const { workspace, watched, reference, probe, watcher } = await pair(files(10, "a"), { watcherLimits: { ...defaultWatcherLimits, barrierTimeoutMs: 300 } })
+    await snapshotId(watched)
+    await snapshotId(watched)
+    // The barrier's own watch, closed behind the feed's back: its events stop.
+    ;(watcher as unknown as { barrier: { close: () => void } }).barrier.close()
+    shell(workspace, "echo changed > a/f1.txt")
+    expect(await snapshotId(watched)).toBe(await snapshotId(reference))
+    expect(watcher.offReason).toMatch(/barrier/)
+    expect(probe.lastLstats).toBeGreaterThan(10)
+    shell(workspace, "echo again > a/f2.txt")
+    expect(await snapshotId(watched)).toBe(await snapshotId(reference))
+  })
+
   it("close() releases every watch; snapshots after it are full scans", async () => {
     const { workspace, watched, reference, watcher } = await pair(files(5, "a"))
     await snapshotId(watched)
