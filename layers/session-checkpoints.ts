@@ -10,6 +10,7 @@ import type * as Scope from "effect/Scope"
 import type { BackgroundBashShape } from "../src/bash/background-bash.ts"
 import { openCheckpointStore, storeDirFor } from "../src/checkpoints/open.ts"
 import { refusalFor } from "../src/checkpoints/refusal.ts"
+import type { CheckpointStoreShape } from "../src/checkpoints/store.ts"
 import type { ConversationShape } from "../src/engine/conversation.ts"
 import { makeTurnCheckpoints, type TurnCheckpointsShape } from "../src/engine/turn-checkpoints.ts"
 import { checkpointSettingsFrom } from "../src/checkpoints/settings.ts"
@@ -29,10 +30,15 @@ export const sessionCheckpoints = (
     const workspace = prepared.document.workspace
     const home = prepared.paths.home
     const settings = checkpointSettingsFrom(prepared.config.checkpoints)
+    // The store's change feed holds inotify watches: released when the session's scope closes.
+    let opened: CheckpointStoreShape | undefined
+    yield* Effect.addFinalizer(() => opened?.close?.() ?? Effect.void)
     const checkpoints = yield* makeTurnCheckpoints({
       sessionId: prepared.document.id,
       conversation: parts.conversation,
-      open: openCheckpointStore(workspace, home, settings),
+      open: Effect.tap(openCheckpointStore(workspace, home, settings), (store) => {
+        if (!("_tag" in store)) opened = store
+      }),
       note: parts.note,
       backgroundRunning: Effect.map(parts.background.list, (tasks) => tasks.some((task) => task.state.status === "running"))
     })

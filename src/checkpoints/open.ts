@@ -1,9 +1,9 @@
 /**
  * openCheckpointStore: the store of one workspace under <crystalHome>/checkpoints/<workspace-id>/
- * (objects/, keys/, live/, tmp/, index.json and a `workspace` file naming the folder), or the
- * reason the workspace gets none. Every operation of one store runs one at a time; the file
- * system work is synchronous inside it (a snapshot of an unchanged workspace is a walk and an
- * lstat per file).
+ * (objects/, keys/, live/, tmp/, watch/, index.json and a `workspace` file naming the folder), or
+ * the reason the workspace gets none. Every operation of one store runs one at a time; the file
+ * system work is synchronous inside it. Its change feed (watcher.ts) limits a snapshot to the
+ * folders that changed; without it, or in doubt, a snapshot is a walk and an lstat per file.
  */
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
@@ -20,8 +20,23 @@ import { refusalFor } from "./refusal.ts"
 import { checkRelativePath, restorePaths } from "./restore.ts"
 import { scanWorkspace } from "./scan.ts"
 import { indexFile, loadIndex, saveIndex } from "./stat-index.ts"
-import { CheckpointError, type CheckpointRefusal, type CheckpointSettings, type CheckpointStoreShape, type StoredEntry } from "./store.ts"
+import { CheckpointError, type CheckpointRefusal, type CheckpointSettings, type CheckpointStoreShape, type Snapshot, type StoredEntry } from "./store.ts"
 import { lookup } from "./tree.ts"
+import { defaultWatcherLimits, WorkspaceWatcher, type WatcherLimits } from "./watcher.ts"
+
+export interface OpenOptions {
+  /** A change feed (watcher.ts) so an unchanged workspace's snapshot does not stat every file; default on. */
+  readonly watch?: boolean
+  readonly watcherLimits?: WatcherLimits
+}
+
+/** What the open store's last snapshot did (for tests and the benches: lstat calls, not time). */
+export interface StoreProbe {
+  readonly watcher: WorkspaceWatcher | undefined
+  lastLstats: number
+}
+const probes = new WeakMap<CheckpointStoreShape, StoreProbe>()
+export const probeOf = (store: CheckpointStoreShape): StoreProbe | undefined => probes.get(store)
 
 /** The folder's name (for people looking in ~/.crystal/checkpoints) and a hash of its real path. */
 export const workspaceId = (workspace: string): string => {
@@ -60,7 +75,8 @@ const checkId = (id: string): void => {
 export const openCheckpointStore = (
   workspace: string,
   crystalHome: string,
-  settings: CheckpointSettings
+  settings: CheckpointSettings,
+  options: OpenOptions = {}
 ): Effect.Effect<CheckpointStoreShape | CheckpointRefusal> =>
   Effect.gen(function* () {
     let real: string
@@ -86,7 +102,7 @@ export const openCheckpointStore = (
     )
     if (prepared._tag === "Left") return { _tag: "Refused", reason: `checkpoints are off: ${prepared.left.message} (${root})` } as const
     const lock = yield* Effect.makeSemaphore(1)
-    const store = yield* Effect.either(attempt("cannot open the checkpoint store", () => makeStore(real, root, objects, keysDir, liveDir, settings, lock)))
+    const store = yield* Effect.either(attempt("cannot open the checkpoint store", () => makeStore(real, root, objects, keysDir, liveDir, settings, lock, options)))
     if (store._tag === "Left") return { _tag: "Refused", reason: `checkpoints are off: ${store.left.message} (${root})` } as const
     return store.right
   })
@@ -98,7 +114,8 @@ const makeStore = (
   keysDir: string,
   liveDir: string,
   settings: CheckpointSettings,
-  lock: Effect.Semaphore
+  lock: Effect.Semaphore,
+  options: OpenOptions
 ): CheckpointStoreShape => {
   const index = loadIndex(root)
   /** Snapshots this process took and has not passed to keep() yet; pruning keeps them (live.ts). */
@@ -131,11 +148,21 @@ const makeStore = (
   }
   listenForExit()
   savesOnExit.add(saveIndexNow)
+  const watcher = options.watch === false ? undefined : new WorkspaceWatcher(workspace, path.join(root, "watch"), options.watcherLimits ?? defaultWatcherLimits)
+  const probe: StoreProbe = { watcher, lastLstats: 0 }
+  let lastSkipped: Snapshot["skipped"] = []
+  // Every event queued before the snapshot is delivered before it looks at the dirty folders.
+  const settled = Effect.promise(() => watcher?.settle() ?? Promise.resolve())
 
-  return {
+  const store: CheckpointStoreShape = {
     workspace,
     snapshot: () =>
-      serial("checkpoint snapshot failed", () => {
+      lock.withPermits(1)(Effect.zipRight(settled, attempt("checkpoint snapshot failed", (): Snapshot => {
+        const dirty = watcher?.take()
+        if (dirty !== undefined && dirty.dirs.size === 0 && dirty.subtrees.size === 0 && index.root !== undefined) {
+          probe.lastLstats = 0
+          return { id: index.root, skipped: lastSkipped }
+        }
         let writing = false
         objects.beforeNewObject = () => {
           if (writing) return
@@ -144,13 +171,21 @@ const makeStore = (
           publish(Date.now() - 1000)
         }
         const before = index.root
-        const result = scanWorkspace(workspace, index, objects, settings.maxFileBytes)
+        let result: ReturnType<typeof scanWorkspace>
+        try {
+          result = scanWorkspace(workspace, index, objects, settings.maxFileBytes, watcher && { watch: (relative) => watcher.watch(relative), unwatch: (relative) => watcher.unwatch(relative), dirty })
+        } catch (error) {
+          watcher?.distrust()
+          throw error
+        }
+        probe.lastLstats = result.lstats
+        lastSkipped = result.skipped
         if (result.indexChanged) indexDirty = true
         if (Date.now() - indexSavedAt > indexSaveMs) saveIndexNow()
         if (result.id !== before) unkept.add(result.id)
         if (result.id !== before || writing) publish()
         return { id: result.id, skipped: result.skipped }
-      }),
+      }))),
     changes: (from, to) =>
       serial("checkpoint changes failed", () => {
         checkId(from)
@@ -190,6 +225,12 @@ const makeStore = (
         publish()
         saveIndexNow()
         return pruneStore({ objects, keysDir, liveDir, indexFile: indexFile(root), root }, settings)
+      }),
+    close: () =>
+      Effect.sync(() => {
+        watcher?.close()
       })
   }
+  probes.set(store, probe)
+  return store
 }

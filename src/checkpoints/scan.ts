@@ -3,7 +3,8 @@
  * .rgignore count the same way, `.git` is never entered and symbolic links are never followed),
  * read only the files whose stat differs from the stat index, and store the changed files and
  * folders as objects. When every file matches the index and no file came or went, the last
- * snapshot's id is returned without building a tree.
+ * snapshot's id is returned without building a tree. Given a change feed's dirty folders, only
+ * those are listed and their files statted; the index stands for the rest.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -12,6 +13,15 @@ import { WalkDir, type WalkEntry } from "../files/walk/walk.ts"
 import { hashBytes, type ObjectId, type ObjectStore } from "./objects.ts"
 import type { CachedStat, ListedKind, StatIndex } from "./stat-index.ts"
 import { emptyTree, encodeTree, type TreeEntry } from "./tree.ts"
+import type { DirtySet } from "./watcher.ts"
+
+/** A change feed (watcher.ts): told of each folder before it is listed; `dirty` limits the scan to what changed. */
+export interface ScanFeed {
+  readonly watch: (relative: string) => void
+  readonly unwatch: (relative: string) => void
+  /** Only these folders changed since the last scan; undefined: look at every folder. */
+  readonly dirty: DirtySet | undefined
+}
 
 /** A file whose mtime is this close to the scan's start may change again within the same clock tick: not trusted next time. */
 const racyMs = 2000
@@ -93,12 +103,29 @@ class Scan {
   private readonly index: StatIndex
   private readonly objects: ObjectStore
   private readonly maxFileBytes: number
+  private readonly feed: ScanFeed | undefined
+  /** Lstat calls made (the tests count them: an unchanged workspace under a watcher needs none). */
+  lstats = 0
 
-  constructor(workspace: string, index: StatIndex, objects: ObjectStore, maxFileBytes: number) {
+  constructor(workspace: string, index: StatIndex, objects: ObjectStore, maxFileBytes: number, feed: ScanFeed | undefined) {
     this.workspace = workspace
     this.index = index
     this.objects = objects
     this.maxFileBytes = maxFileBytes
+    this.feed = feed
+  }
+
+  /** Forgets a folder gone (or no longer selected) and everything recorded below it. */
+  dropSubtree(relative: string): void {
+    this.feed?.unwatch(relative)
+    const prefix = `${relative}/`
+    for (const [name, listing] of this.index.listings) {
+      if (name !== relative && !name.startsWith(prefix)) continue
+      for (const [entry, kind] of listing.entries) if (kind === "f") this.index.files.delete(name === "" ? entry : `${name}/${entry}`)
+      this.index.listings.delete(name)
+      this.contentChanged = this.indexChanged = true
+    }
+    this.markParentDirty(relative)
   }
 
   private markDirty(relative: string): void {
@@ -124,6 +151,7 @@ class Scan {
   observe(full: string, relative: string): CachedStat | undefined {
     let stat: fs.Stats
     try {
+      this.lstats++
       stat = fs.lstatSync(full)
     } catch {
       return undefined
@@ -187,8 +215,14 @@ class Scan {
 
   /** The folder's selected entries: from the index when the folder and its ignore files are as they were, else listed again. */
   private listing(relative: string, full: string, fresh: boolean): { readonly entries: ReadonlyArray<readonly [string, ListedKind]>; readonly freshBelow: boolean } | undefined {
+    // Watched before it is looked at: a change after this point is reported to the next scan.
+    this.feed?.watch(relative)
+    this.lstats++
     const stat = fs.lstatSync(full, { throwIfNoEntry: false })
-    if (stat === undefined || !stat.isDirectory()) return undefined
+    if (stat === undefined || !stat.isDirectory()) {
+      this.feed?.unwatch(relative)
+      return undefined
+    }
     this.visitedDirs.add(relative)
     const cached = this.index.listings.get(relative)
     if (
@@ -213,19 +247,41 @@ class Scan {
     this.index.listings.set(relative, { mtimeMs: this.trusted(stat.mtimeMs) ? stat.mtimeMs : -1, ctimeMs: stat.ctimeMs, ino: stat.ino, ignores, entries })
     this.indexChanged = true
     this.markDirty(relative)
+    if (cached !== undefined) this.forgetRemovedEntries(relative, cached.entries, entries)
     // New ignore rules here change what the folders below select: their listings are read again too.
     return { entries, freshBelow: fresh || cached?.ignores !== ignores }
   }
 
-  /** Looks at every selected file under the folder: reads the changed ones, drops the index entries of the ones gone. */
-  visit(relative: string, full: string, fresh: boolean): void {
+  /** Entries a folder no longer holds (or holds as another kind): forgotten from the index. */
+  private forgetRemovedEntries(relative: string, before: ReadonlyArray<readonly [string, ListedKind]>, after: ReadonlyArray<readonly [string, ListedKind]>): void {
+    const now = new Map(after)
+    for (const [name, kind] of before) {
+      if (now.get(name) === kind) continue
+      const childRelative = relative === "" ? name : `${relative}/${name}`
+      if (kind === "d") this.dropSubtree(childRelative)
+      else if (this.index.files.delete(childRelative)) this.contentChanged = true
+    }
+  }
+
+  /**
+   * Looks at every selected file in the folder: reads the changed ones, drops the index entries
+   * of the ones gone. `deep`: every folder below too; otherwise only those new, those whose
+   * ignore rules changed, and those in `subtrees` (a change feed's scan).
+   */
+  visit(relative: string, full: string, fresh: boolean, deep = true, subtrees: ReadonlySet<string> = new Set()): void {
+    if (this.visitedDirs.has(relative)) return
     const listed = this.listing(relative, full, fresh)
-    if (listed === undefined) return
+    if (listed === undefined) {
+      if (this.index.listings.has(relative)) this.dropSubtree(relative)
+      return
+    }
     const prefix = `${full}${path.sep}`
     for (const [name, kind] of listed.entries) {
       const childRelative = relative === "" ? name : `${relative}/${name}`
       if (kind === "d") {
-        this.visit(childRelative, prefix + name, listed.freshBelow)
+        if (deep || listed.freshBelow || subtrees.has(childRelative) || !this.index.listings.has(childRelative)) {
+          this.visit(childRelative, prefix + name, listed.freshBelow, true, subtrees)
+        }
         continue
       }
       const state = this.observe(prefix + name, childRelative)
@@ -297,11 +353,45 @@ const forEachFile = (index: StatIndex, relative: string, each: (relative: string
   }
 }
 
-export const scanWorkspace = (workspace: string, index: StatIndex, objects: ObjectStore, maxFileBytes: number): ScanResult => {
-  const scan = new Scan(workspace, index, objects, maxFileBytes)
-  scan.visit("", workspace, false)
-  scan.forgetGone()
-  if (!scan.contentChanged && index.root !== undefined) return { id: index.root, skipped: scan.skipped, indexChanged: scan.indexChanged, written: scan.written }
+const depthOf = (relative: string): number => (relative === "" ? 0 : relative.split("/").length)
+
+/** Whether the folder above `relative` still lists it as a folder (its listing is up to date when this is asked). */
+const listedByParent = (index: StatIndex, relative: string): boolean => {
+  if (relative === "") return true
+  const cut = relative.lastIndexOf("/")
+  const name = relative.slice(cut + 1)
+  return index.listings.get(cut === -1 ? "" : relative.slice(0, cut))?.entries.some(([entry, kind]) => entry === name && kind === "d") === true
+}
+
+/** A change feed's scan: the dirty folders, shallowest first, each still listed by its parent; a subtree entirely. */
+const visitDirty = (scan: Scan, workspace: string, index: StatIndex, dirty: DirtySet): void => {
+  const order = [...new Set([...dirty.subtrees, ...dirty.dirs])].sort((a, b) => depthOf(a) - depthOf(b))
+  for (const relative of order) {
+    if (scan.visitedDirs.has(relative)) continue
+    if (!listedByParent(index, relative)) {
+      if (index.listings.has(relative)) scan.dropSubtree(relative)
+      continue
+    }
+    scan.visit(relative, relative === "" ? workspace : path.join(workspace, relative), false, dirty.subtrees.has(relative), dirty.subtrees)
+  }
+}
+
+/** The files too large to record, from the index (a change feed's scan does not see them all). */
+const skippedIn = (index: StatIndex): Array<{ path: string; bytes: number }> => {
+  const skipped: Array<{ path: string; bytes: number }> = []
+  for (const [name, state] of index.files) if (state.kind === "x") skipped.push({ path: name, bytes: state.size })
+  return skipped.sort((a, b) => (a.path < b.path ? -1 : 1))
+}
+
+export const scanWorkspace = (workspace: string, index: StatIndex, objects: ObjectStore, maxFileBytes: number, feed?: ScanFeed): ScanResult & { readonly lstats: number } => {
+  const scan = new Scan(workspace, index, objects, maxFileBytes, feed)
+  const dirty = index.root === undefined ? undefined : feed?.dirty
+  if (dirty === undefined) {
+    scan.visit("", workspace, false)
+    scan.forgetGone()
+  } else visitDirty(scan, workspace, index, dirty)
+  const skipped = dirty === undefined ? scan.skipped : skippedIn(index)
+  if (!scan.contentChanged && index.root !== undefined) return { id: index.root, skipped, indexChanged: scan.indexChanged, written: scan.written, lstats: scan.lstats }
   const dirs = new Map<string, ObjectId | undefined>()
   const id = scan.storeTree("", dirs) ?? emptyTree.id
   for (const [name, tree] of dirs) {
@@ -310,5 +400,5 @@ export const scanWorkspace = (workspace: string, index: StatIndex, objects: Obje
   }
   for (const name of index.dirs.keys()) if (!index.listings.has(name)) index.dirs.delete(name)
   index.root = id
-  return { id, skipped: scan.skipped, indexChanged: true, written: scan.written }
+  return { id, skipped, indexChanged: true, written: scan.written, lstats: scan.lstats }
 }

@@ -78,6 +78,8 @@ export interface CheckpointStoreShape {
   readonly kept: () => Effect.Effect<ReadonlyArray<{ readonly key: string; readonly ids: ReadonlyArray<SnapshotId>; readonly at: Date }>, CheckpointError>
   /** Removes whole checkpoints until the store is within maxBytes and keepDays; no temporary file stays. */
   readonly prune: () => Effect.Effect<PruneReport, CheckpointError>
+  /** Stops the store's change feed (its inotify watches); snapshots after it still work, as full scans. */
+  readonly close?: () => Effect.Effect<void>
 }
 
 /** Why a workspace gets no checkpoints (its own note; the session goes on without them). */
