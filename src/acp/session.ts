@@ -91,7 +91,7 @@ export class AcpSession {
         const workspace = prepared.document.workspace
         const editorFiles = peer.editorFiles(sessionId)
         const renderer = makeAcpRenderer({ workspace, send, calls, log: peer.log, editorRead: editorFiles?.read })
-        const operator = makeAcpOperator({ sessionId, workspace, calls, requestPermission: peer.requestPermission, log: peer.log })
+        const operator = makeAcpOperator({ sessionId, workspace, requestPermission: peer.requestPermission, log: peer.log })
         const scope = yield* Scope.make()
         const session = yield* startSession(prepared, { env, renderer, operator, editorFiles }).pipe(
           Scope.extend(scope),

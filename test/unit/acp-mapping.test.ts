@@ -1,7 +1,6 @@
 /** The pure parts of `crystal acp`: tool calls as ACP shows them, permission requests, modes, client MCP servers. */
 import { describe, expect, it } from "vitest"
 import { permissionRequest, answerOf } from "../../src/acp/operator.ts"
-import { RunningCalls } from "../../src/acp/renderer.ts"
 import { viewToolCall } from "../../src/acp/tool-calls.ts"
 import { currentModeId, modeSettings } from "../../src/acp/modes.ts"
 import { serverName, withClientServers } from "../../src/acp/mcp-servers.ts"
@@ -28,10 +27,8 @@ describe("tool calls as ACP shows them", () => {
 describe("permission requests", () => {
   const classification = { risk: "medium", authority: "execute", scope: "workspace", summary: "run touch x", paths: [] } as const
   it("name the call being run, and a subagent's path in the title", () => {
-    const calls = new RunningCalls()
-    calls.started("task-call", { id: "child-call", name: "bash", arguments: { command: "touch x" } }, "task-call/child-call", undefined)
     const agent = [{ callId: "task-call", index: 2, name: "explore" }]
-    const request = permissionRequest({ sessionId: "s1", workspace, calls }, { toolName: "bash", arguments: { command: "touch x" }, classification, mode: "default", agent })
+    const request = permissionRequest({ sessionId: "s1", workspace }, { toolName: "bash", arguments: { command: "touch x" }, classification, mode: "default", agent, callId: "child-call" })
     expect(request.toolCall).toMatchObject({ toolCallId: "task-call/child-call", title: "task 2 › explore: Run `touch x`", kind: "execute" })
     expect(request.options.map((option) => option.kind)).toEqual(["allow_once", "allow_always", "reject_once"])
   })
