@@ -20,6 +20,7 @@ const maxDiffBytes = 1024 * 1024
 interface RunningCall {
   readonly call: ToolCall
   readonly toolCallId: string
+  /** The file before the call, taken once the call is allowed; undefined: not shown. */
   readonly before: string | null | undefined
 }
 
@@ -30,8 +31,13 @@ interface RunningCall {
 export class RunningCalls {
   private readonly calls = new Map<string, RunningCall>()
 
-  started(call: ToolCall, toolCallId: string, before: string | null | undefined): void {
-    this.calls.set(toolCallId, { call, toolCallId, before })
+  started(call: ToolCall, toolCallId: string): void {
+    this.calls.set(toolCallId, { call, toolCallId, before: undefined })
+  }
+
+  allowed(toolCallId: string, before: string | null | undefined): void {
+    const running = this.calls.get(toolCallId)
+    if (running !== undefined) this.calls.set(toolCallId, { ...running, before })
   }
 
   current(toolCallId: string): RunningCall | undefined {
@@ -117,8 +123,7 @@ export const makeAcpRenderer = (deps: AcpRendererDeps, path: AgentPath = []): Re
     toolStarted: (call) =>
       Effect.gen(function* () {
         const view = viewToolCall(call.name, call.arguments, deps.workspace)
-        const before = changesFile(call.name) ? yield* snapshot(callPath(call.name, call.arguments, deps.workspace), deps.editorRead) : undefined
-        deps.calls.started(call, ids(call.id), before)
+        deps.calls.started(call, ids(call.id))
         return yield* deps.send({
           sessionUpdate: "tool_call",
           toolCallId: ids(call.id),
@@ -129,11 +134,17 @@ export const makeAcpRenderer = (deps: AcpRendererDeps, path: AgentPath = []): Re
           rawInput: call.arguments
         })
       }),
+    // The file is read (from the editor too) only once the call is allowed: a call the fence or
+    // the operator refuses must not make the editor read its path.
     approval: (event) =>
       event.outcome === "allowed"
-        ? Effect.suspend(() => {
+        ? Effect.gen(function* () {
             const running = deps.calls.current(ids(event.callId))
-            return running === undefined ? Effect.void : deps.send({ sessionUpdate: "tool_call_update", toolCallId: running.toolCallId, status: "in_progress" })
+            if (running === undefined) return
+            if (changesFile(running.call.name)) {
+              deps.calls.allowed(running.toolCallId, yield* snapshot(callPath(running.call.name, running.call.arguments, deps.workspace), deps.editorRead))
+            }
+            yield* deps.send({ sessionUpdate: "tool_call_update", toolCallId: running.toolCallId, status: "in_progress" })
           })
         : Effect.void,
     toolProgress: (event) =>

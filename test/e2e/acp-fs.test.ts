@@ -90,7 +90,21 @@ describe("crystal acp through the editor's files", () => {
     expect((await run.prompt("overwrite the config")).stopReason).toBe("end_turn")
     expect(run.client.permissions.map((asked) => asked.toolCall.toolCallId)).toEqual(["write-out"])
     expect(run.open.writes).toEqual([])
+    expect(run.open.reads).toEqual([])
     expect(fs.readFileSync(outside, "utf8")).toBe(before)
+  })
+
+  it("an edit plan mode refuses never makes the editor read the file", async () => {
+    const run = await setup("plan")
+    const outside = path.join(run.sandbox.home, "config.json")
+    run.fake.script([
+      { toolCalls: [{ id: "edit-out", name: "edit", arguments: { path: outside, old_string: "{", new_string: "[" } }] },
+      { toolCalls: [{ id: "edit-in", name: "edit", arguments: { path: "notes.txt", old_string: "one", new_string: "uno" } }] },
+      { text: "Refused." }
+    ])
+    expect((await run.prompt("edit the files")).stopReason).toBe("end_turn")
+    expect(run.open.reads).toEqual([])
+    expect(run.open.writes).toEqual([])
   })
 
   it("a read outside the fence in plan mode is refused before the editor is asked", async () => {
