@@ -82,6 +82,14 @@ describe("crystal acp through the editor's files", () => {
     expect(fs.existsSync(file)).toBe(false)
   })
 
+  it("a write of the disk's content over an unsaved buffer still goes to the editor", async () => {
+    const run = await setup("edit")
+    run.fake.script([{ toolCalls: [{ id: "write-same", name: "write", arguments: { path: "notes.txt", content: "one\ntwo\n" } }] }, { text: "Written." }])
+    expect((await run.prompt("restore the file")).stopReason).toBe("end_turn")
+    expect(run.open.writes).toEqual([{ sessionId: run.session.sessionId, path: run.notes, content: "one\ntwo\n" }])
+    expect(run.buffers.get(run.notes)).toBe("one\ntwo\n")
+  })
+
   it("the editor is a transport, not an authority: a write outside the workspace still asks, and a rejected one never reaches the editor", async () => {
     const run = await setup("full")
     const outside = path.join(run.sandbox.home, "config.json")
