@@ -98,7 +98,7 @@ export class AcpSession {
       Effect.gen(function* () {
         const found = yield* prepareSession(sessionRequest(request.resume), request.cwd, env)
         if (request.resume !== undefined) yield* sameWorkspace(found.document, request.cwd)
-        const prepared = { ...found, config: withClientServers(found.config, request.mcpServers) }
+        const prepared = { ...found, config: yield* withClientServers(found.config, request.mcpServers) }
         const sessionId = prepared.document.id
         const send = (update: SessionUpdate) => Effect.promise(() => peer.update(sessionId, update))
         const calls = new RunningCalls()

@@ -4,7 +4,9 @@ import { permissionRequest, answerOf } from "../../src/acp/operator.ts"
 import { viewToolCall } from "../../src/acp/tool-calls.ts"
 import { currentModeId, modeSettings } from "../../src/acp/modes.ts"
 import { serverName, withClientServers } from "../../src/acp/mcp-servers.ts"
-import { configDefaults } from "../../src/config/schema.ts"
+import { configDefaults, type Config } from "../../src/config/schema.ts"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 
 const workspace = "/work/space"
 
@@ -53,18 +55,39 @@ describe("modes", () => {
 })
 
 describe("the client's MCP servers", () => {
-  it("join config.json's, theirs winning a shared name, with names made to fit", () => {
-    const config = { ...configDefaults, mcpServers: { everything: { command: "old" }, kept: { url: "http://127.0.0.1:1/mcp" } } }
-    const merged = withClientServers(config, [
+  const merge = (config: Config, servers: Parameters<typeof withClientServers>[1]) => Effect.runSync(Effect.either(withClientServers(config, servers)))
+
+  it("join config.json's with names made to fit; a shared name takes the client's transport and keeps the operator's restrictions", () => {
+    const config: Config = {
+      ...configDefaults,
+      mcpServers: {
+        everything: { command: "old", cwd: "/old", env: { SECRET: "s" }, enabled: false, tools: { deny: ["echo"] }, sampling: false, toolTimeoutSeconds: 5 },
+        kept: { url: "http://127.0.0.1:1/mcp" }
+      }
+    }
+    const merged = merge(config, [
       { name: "everything", command: "node", args: ["server.js"], env: [{ name: "TOKEN", value: "t" }] },
       { type: "http", name: "my server.v2", url: "http://127.0.0.1:2/mcp", headers: [{ name: "Authorization", value: "Bearer x" }] }
     ])
-    expect(merged.mcpServers).toEqual({
-      everything: { command: "node", args: ["server.js"], env: { TOKEN: "t" } },
+    expect(Either.getOrThrow(merged).mcpServers).toEqual({
+      everything: { command: "node", args: ["server.js"], env: { TOKEN: "t" }, enabled: false, tools: { deny: ["echo"] }, sampling: false, toolTimeoutSeconds: 5 },
       kept: { url: "http://127.0.0.1:1/mcp" },
       my_server_v2: { url: "http://127.0.0.1:2/mcp", headers: { Authorization: "Bearer x" } }
     })
     expect(serverName("")).toBe("editor")
+  })
+
+  it("refuse two client names that fit to one server name, and an entry config.json would refuse, in one line", () => {
+    const twice = merge(configDefaults, [
+      { name: "my server", command: "a", args: [], env: [] },
+      { name: "my.server", command: "b", args: [], env: [] }
+    ])
+    expect(Either.isLeft(twice) && twice.left.message).toBe('mcpServers: "my server" and "my.server" both become the server name "my_server"; rename one')
+    const empty = merge(configDefaults, [{ name: "bad", command: "", args: [], env: [] }])
+    expect(Either.isLeft(empty) && empty.left.message).toMatch(/^mcpServers: "bad": .*program to run/)
+    const notUrl = merge(configDefaults, [{ type: "http", name: "web", url: "file:///etc/passwd", headers: [] }])
+    expect(Either.isLeft(notUrl) && notUrl.left.message).toMatch(/^mcpServers: "web": .*not an http/)
+    for (const result of [twice, empty, notUrl]) expect(Either.isLeft(result) && result.left.message.includes("\n")).toBe(false)
   })
 })
 
