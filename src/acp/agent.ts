@@ -79,7 +79,12 @@ export const runAcp = (version: string): Effect.Effect<number> =>
     }
     // Handlers run only once the connection below exists, and `peer` with it.
     const open = async (request: Parameters<typeof AcpSession.open>[0]) => {
-      if (request.resume !== undefined) await sessions.get(request.resume)?.close()
+      // The open session is closed for the load: gone from the map even when the load then fails.
+      const earlier = request.resume === undefined ? undefined : sessions.get(request.resume)
+      if (earlier !== undefined) {
+        sessions.delete(earlier.id)
+        await earlier.close()
+      }
       const session = await AcpSession.open(request, peer, process.env).catch(refusal)
       sessions.set(session.id, session)
       startupComplete()

@@ -12,7 +12,7 @@ import type { PermissionOption, RequestPermissionRequest, RequestPermissionRespo
 import { headlessOperator } from "../../layers/headless.ts"
 import { agentPathLabel } from "../agents/definition.ts"
 import type { ApprovalAnswer, ApprovalRequest, OperatorShape } from "../engine/operator.ts"
-import { agentKey, type RunningCalls } from "./renderer.ts"
+import { agentKey, toolCallIdOf } from "./renderer.ts"
 import { viewToolCall } from "./tool-calls.ts"
 import { messageOf } from "../text/error-text.ts"
 
@@ -25,7 +25,6 @@ export const permissionOptions: ReadonlyArray<PermissionOption> = [
 export interface AcpOperatorDeps {
   readonly sessionId: string
   readonly workspace: string
-  readonly calls: RunningCalls
   /** Resolves with the client's answer; `signal` aborts when the turn is cancelled. */
   readonly requestPermission: (request: RequestPermissionRequest, signal: AbortSignal) => Promise<RequestPermissionResponse>
   readonly log: (text: string) => void
@@ -44,15 +43,15 @@ export const answerOf = (response: RequestPermissionResponse): ApprovalAnswer =>
   }
 }
 
-export const permissionRequest = (deps: Pick<AcpOperatorDeps, "sessionId" | "workspace" | "calls">, request: ApprovalRequest): RequestPermissionRequest => {
+export const permissionRequest = (deps: Pick<AcpOperatorDeps, "sessionId" | "workspace">, request: ApprovalRequest): RequestPermissionRequest => {
   const view = viewToolCall(request.toolName, request.arguments, deps.workspace)
-  const running = deps.calls.current(agentKey(request.agent))
+  const toolCallId = request.callId === undefined ? undefined : toolCallIdOf(agentKey(request.agent), request.callId)
   const agent = request.agent === undefined || request.agent.length === 0 ? "" : `${agentPathLabel(request.agent)}: `
   const c = request.classification
   return {
     sessionId: deps.sessionId,
     toolCall: {
-      toolCallId: running?.toolCallId ?? `approval-${Date.now()}`,
+      toolCallId: toolCallId ?? `approval-${Date.now()}`,
       title: `${agent}${view.title}`,
       kind: view.kind,
       status: "pending",

@@ -17,32 +17,49 @@ import { callPath, changesFile, viewToolCall } from "./tool-calls.ts"
 /** Files larger than this are not shown as a diff (the editor has them open anyway). */
 const maxDiffBytes = 1024 * 1024
 
-/** The calls a session has running, by agent: the operator names the call it asks about by its id. */
+interface RunningCall {
+  readonly call: ToolCall
+  readonly toolCallId: string
+  /** The file before the call, taken once the call is allowed; undefined: not shown. */
+  readonly before: string | null | undefined
+}
+
+/**
+ * The calls a session has running, by ACP tool call id: an agent can run several at once (a task
+ * call runs beside its other calls), so the operator and the renderer name a call by its id.
+ */
 export class RunningCalls {
-  private readonly calls = new Map<string, { readonly call: ToolCall; readonly toolCallId: string; readonly before: string | null | undefined }>()
+  private readonly calls = new Map<string, RunningCall>()
 
-  started(agent: string, call: ToolCall, toolCallId: string, before: string | null | undefined): void {
-    this.calls.set(agent, { call, toolCallId, before })
+  started(call: ToolCall, toolCallId: string): void {
+    this.calls.set(toolCallId, { call, toolCallId, before: undefined })
   }
 
-  /** The call the agent at `agent` is running now (calls of one agent run one at a time). */
-  current(agent: string): { readonly call: ToolCall; readonly toolCallId: string; readonly before: string | null | undefined } | undefined {
-    return this.calls.get(agent)
+  allowed(toolCallId: string, before: string | null | undefined): void {
+    const running = this.calls.get(toolCallId)
+    if (running !== undefined) this.calls.set(toolCallId, { ...running, before })
   }
 
-  finished(agent: string): void {
-    this.calls.delete(agent)
+  current(toolCallId: string): RunningCall | undefined {
+    return this.calls.get(toolCallId)
+  }
+
+  finished(toolCallId: string): void {
+    this.calls.delete(toolCallId)
   }
 
   /** The calls a cancelled turn left without a result, forgotten as they are returned. */
   drain(): ReadonlyArray<string> {
-    const ids = [...this.calls.values()].map((running) => running.toolCallId)
+    const ids = [...this.calls.keys()]
     this.calls.clear()
     return ids
   }
 }
 
 export const agentKey = (path: AgentPath | undefined): string => (path === undefined || path.length === 0 ? "" : path.map((step) => step.callId).join("/"))
+
+/** The ACP id of a call: a subagent's calls are prefixed with its agent path, so ids stay unique. */
+export const toolCallIdOf = (agent: string, callId: string): string => (agent === "" ? callId : `${agent}/${callId}`)
 
 export interface AcpRendererDeps {
   readonly workspace: string
@@ -97,7 +114,7 @@ export const makeAcpRenderer = (deps: AcpRendererDeps, path: AgentPath = []): Re
   const agent = agentKey(path)
   const label = path.length === 0 ? "" : `${agentPathLabel(path)}: `
   const root = path.length === 0
-  const ids = (call: ToolCall) => (root ? call.id : `${agent}/${call.id}`)
+  const ids = (callId: string) => toolCallIdOf(agent, callId)
   return {
     sessionStarted: () => Effect.void,
     textDelta: (text) => (root ? deps.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } }) : Effect.void),
@@ -106,11 +123,10 @@ export const makeAcpRenderer = (deps: AcpRendererDeps, path: AgentPath = []): Re
     toolStarted: (call) =>
       Effect.gen(function* () {
         const view = viewToolCall(call.name, call.arguments, deps.workspace)
-        const before = changesFile(call.name) ? yield* snapshot(callPath(call.name, call.arguments, deps.workspace), deps.editorRead) : undefined
-        deps.calls.started(agent, call, ids(call), before)
+        deps.calls.started(call, ids(call.id))
         return yield* deps.send({
           sessionUpdate: "tool_call",
-          toolCallId: ids(call),
+          toolCallId: ids(call.id),
           title: `${label}${view.title}`,
           kind: view.kind,
           status: "pending",
@@ -118,24 +134,30 @@ export const makeAcpRenderer = (deps: AcpRendererDeps, path: AgentPath = []): Re
           rawInput: call.arguments
         })
       }),
+    // The file is read (from the editor too) only once the call is allowed: a call the fence or
+    // the operator refuses must not make the editor read its path.
     approval: (event) =>
       event.outcome === "allowed"
-        ? Effect.suspend(() => {
-            const running = deps.calls.current(agent)
-            return running === undefined ? Effect.void : deps.send({ sessionUpdate: "tool_call_update", toolCallId: running.toolCallId, status: "in_progress" })
+        ? Effect.gen(function* () {
+            const running = deps.calls.current(ids(event.callId))
+            if (running === undefined) return
+            if (changesFile(running.call.name)) {
+              deps.calls.allowed(running.toolCallId, yield* snapshot(callPath(running.call.name, running.call.arguments, deps.workspace), deps.editorRead))
+            }
+            yield* deps.send({ sessionUpdate: "tool_call_update", toolCallId: running.toolCallId, status: "in_progress" })
           })
         : Effect.void,
     toolProgress: (event) =>
       event.message === undefined
         ? Effect.void
         : Effect.suspend(() => {
-            const running = deps.calls.current(agent)
+            const running = deps.calls.current(ids(event.callId))
             return running === undefined ? Effect.void : deps.send({ sessionUpdate: "tool_call_update", toolCallId: running.toolCallId, content: [textContent(event.message ?? "")] })
           }),
     toolFinished: (result) =>
       Effect.gen(function* () {
-        const running = deps.calls.current(agent)
-        deps.calls.finished(agent)
+        const running = deps.calls.current(ids(result.callId))
+        deps.calls.finished(ids(result.callId))
         const call = running?.call
         const content: Array<ToolCallContent> = []
         const file = call === undefined ? undefined : callPath(call.name, call.arguments, deps.workspace)
@@ -146,7 +168,7 @@ export const makeAcpRenderer = (deps: AcpRendererDeps, path: AgentPath = []): Re
         content.push(textContent(result.text))
         const update = deps.send({
           sessionUpdate: "tool_call_update",
-          toolCallId: running?.toolCallId ?? ids({ id: result.callId, name: result.name, arguments: undefined }),
+          toolCallId: ids(result.callId),
           status: result.isError ? "failed" : "completed",
           content,
           rawOutput: { output: result.text, isError: result.isError }

@@ -5,6 +5,7 @@
  * the model request is aborted, running tools and their processes stop, a pending permission
  * request is cancelled, and the prompt answers `cancelled`. The ACP session id is Crystal's.
  */
+import * as fs from "node:fs"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -59,8 +60,20 @@ const sessionRequest = (resume: string | undefined): SessionRequest => ({
   promptAttachment: []
 })
 
+/** session/load runs a session in its own workspace only: a client in another folder is told so, not moved. */
+const sameWorkspace = (document: { readonly id: string; readonly workspace: string }, cwd: string): Effect.Effect<void, Error> =>
+  Effect.try({ try: () => fs.realpathSync(cwd), catch: () => new Error(`session/load: cwd ${cwd} is not a readable directory`) }).pipe(
+    Effect.flatMap((here) =>
+      here === document.workspace ? Effect.void : Effect.fail(new Error(`session/load: session ${document.id} belongs to ${document.workspace}, not ${here}; open it from there`))
+    )
+  )
+
 export class AcpSession {
   private turn: Fiber.RuntimeFiber<StopReason, unknown> | undefined
+  /** Set synchronously as a prompt is accepted: `turn` is only set after an await. */
+  private busy = false
+  /** A session/cancel that came while the prompt was accepted but its turn not yet started. */
+  private cancelledEarly = false
 
   readonly prepared: PreparedSession
   private readonly session: Session
@@ -84,14 +97,15 @@ export class AcpSession {
     return Effect.runPromise(
       Effect.gen(function* () {
         const found = yield* prepareSession(sessionRequest(request.resume), request.cwd, env)
-        const prepared = { ...found, config: withClientServers(found.config, request.mcpServers) }
+        if (request.resume !== undefined) yield* sameWorkspace(found.document, request.cwd)
+        const prepared = { ...found, config: yield* withClientServers(found.config, request.mcpServers) }
         const sessionId = prepared.document.id
         const send = (update: SessionUpdate) => Effect.promise(() => peer.update(sessionId, update))
         const calls = new RunningCalls()
         const workspace = prepared.document.workspace
         const editorFiles = peer.editorFiles(sessionId)
         const renderer = makeAcpRenderer({ workspace, send, calls, log: peer.log, editorRead: editorFiles?.read })
-        const operator = makeAcpOperator({ sessionId, workspace, calls, requestPermission: peer.requestPermission, log: peer.log })
+        const operator = makeAcpOperator({ sessionId, workspace, requestPermission: peer.requestPermission, log: peer.log })
         const scope = yield* Scope.make()
         const session = yield* startSession(prepared, { env, renderer, operator, editorFiles }).pipe(
           Scope.extend(scope),
@@ -115,8 +129,19 @@ export class AcpSession {
   }
 
   async prompt(blocks: ReadonlyArray<ContentBlock>): Promise<StopReason> {
-    if (this.turn !== undefined) throw new AcpRefusal("a prompt is already running in this session; cancel it first")
+    if (this.busy) throw new AcpRefusal("a prompt is already running in this session; cancel it first")
+    this.busy = true
+    this.cancelledEarly = false
+    try {
+      return await this.runPrompt(blocks)
+    } finally {
+      this.busy = false
+    }
+  }
+
+  private async runPrompt(blocks: ReadonlyArray<ContentBlock>): Promise<StopReason> {
     const before = currentModeId(await this.document())
+    if (this.cancelledEarly) return "cancelled"
     const settings = { maxSteps: this.prepared.maxSteps, maxRetryWaitSeconds: this.prepared.config.retry?.maxWaitSeconds }
     const turn = Effect.gen(function* () {
       const input = yield* promptInput(blocks)
@@ -145,6 +170,7 @@ export class AcpSession {
   async cancel(): Promise<void> {
     const turn = this.turn
     if (turn !== undefined) await Effect.runPromise(Fiber.interrupt(turn))
+    else if (this.busy) this.cancelledEarly = true
   }
 
   async setMode(modeId: string): Promise<void> {

@@ -61,7 +61,7 @@ export const authorize = (
     if (decision.review !== undefined) yield* renderer.note(`The reviewer left ${classification.summary} to the operator: ${decision.review.reason}`)
 
     const operator = yield* Operator
-    const answer = yield* operator.approve({ toolName: call.name, arguments: call.arguments, classification, mode: settings.approval })
+    const answer = yield* operator.approve({ toolName: call.name, arguments: call.arguments, classification, mode: settings.approval, callId: call.id })
     switch (answer._tag) {
       case "AllowOnce":
         return yield* run("operator")

@@ -13,6 +13,8 @@ export interface ApprovalRequest {
   readonly mode: string
   /** Set when a subagent asks (issue 26): every depth asks the root's operator, who is told which agent. */
   readonly agent?: AgentPath | undefined
+  /** The id of the tool call asking: an agent can run several calls at once (a task beside another call). */
+  readonly callId?: string | undefined
 }
 
 /** SPEC A7: allow once, allow for this session (same tool and command prefix or path), deny, deny with a message. */

@@ -55,13 +55,14 @@ const write = async (real: string, display: string, content: string, context: To
   const data = Buffer.from(content, "utf8")
   const lines = countLines(content)
   const size = lines === 0 ? "empty" : plural(lines, "line")
-  if (existing !== undefined && existing.size === data.length) {
+  const editor = context.editorFiles?.write
+  // Through an editor the disk is not what is replaced (its buffer may differ): no shortcut.
+  if (editor === undefined && existing !== undefined && existing.size === data.length) {
     const current = await fs.readFile(real).catch(() => undefined)
     if (current !== undefined && data.equals(current)) return { text: `${display} already has this content (${size}); nothing written.` }
   }
   const madeDir = existing === undefined ? await makeParents(real, display, context) : undefined
   checkParent(real, display)
-  const editor = context.editorFiles?.write
   if (editor !== undefined) await editor(real, content)
   else await replaceFile(real, data, { keep: existing, display })
   if (existing !== undefined) return { text: `overwrote ${display} (${size})` }

@@ -82,6 +82,14 @@ describe("crystal acp through the editor's files", () => {
     expect(fs.existsSync(file)).toBe(false)
   })
 
+  it("a write of the disk's content over an unsaved buffer still goes to the editor", async () => {
+    const run = await setup("edit")
+    run.fake.script([{ toolCalls: [{ id: "write-same", name: "write", arguments: { path: "notes.txt", content: "one\ntwo\n" } }] }, { text: "Written." }])
+    expect((await run.prompt("restore the file")).stopReason).toBe("end_turn")
+    expect(run.open.writes).toEqual([{ sessionId: run.session.sessionId, path: run.notes, content: "one\ntwo\n" }])
+    expect(run.buffers.get(run.notes)).toBe("one\ntwo\n")
+  })
+
   it("the editor is a transport, not an authority: a write outside the workspace still asks, and a rejected one never reaches the editor", async () => {
     const run = await setup("full")
     const outside = path.join(run.sandbox.home, "config.json")
@@ -90,7 +98,21 @@ describe("crystal acp through the editor's files", () => {
     expect((await run.prompt("overwrite the config")).stopReason).toBe("end_turn")
     expect(run.client.permissions.map((asked) => asked.toolCall.toolCallId)).toEqual(["write-out"])
     expect(run.open.writes).toEqual([])
+    expect(run.open.reads).toEqual([])
     expect(fs.readFileSync(outside, "utf8")).toBe(before)
+  })
+
+  it("an edit plan mode refuses never makes the editor read the file", async () => {
+    const run = await setup("plan")
+    const outside = path.join(run.sandbox.home, "config.json")
+    run.fake.script([
+      { toolCalls: [{ id: "edit-out", name: "edit", arguments: { path: outside, old_string: "{", new_string: "[" } }] },
+      { toolCalls: [{ id: "edit-in", name: "edit", arguments: { path: "notes.txt", old_string: "one", new_string: "uno" } }] },
+      { text: "Refused." }
+    ])
+    expect((await run.prompt("edit the files")).stopReason).toBe("end_turn")
+    expect(run.open.reads).toEqual([])
+    expect(run.open.writes).toEqual([])
   })
 
   it("a read outside the fence in plan mode is refused before the editor is asked", async () => {

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { spawn } from "node:child_process"
 import { crystalBinary, makeSandbox, writeLocalConfig, type Sandbox } from "../support/crystal.ts"
 import { useFakeServers } from "../support/fake-servers.ts"
-import { messageText, startAcp, updatesOf, type AcpClient, type AcpClientOptions } from "../support/acp-client.ts"
+import { allowOnce, messageText, startAcp, updatesOf, type AcpClient, type AcpClientOptions } from "../support/acp-client.ts"
 import { everythingServer } from "../support/mcp/servers.ts"
 import { processesWith } from "../support/processes.ts"
 import { makePng } from "../support/images.ts"
@@ -222,18 +222,42 @@ describe("crystal acp", () => {
     expect(client.stdoutLines().join("\n")).not.toContain(key)
   })
 
-  it("starts the MCP servers the client names and calls their tools", async () => {
-    const { sandbox, fake, client } = await setup()
+  it("starts the MCP servers the client names and calls their tools, which ask like config.json's", async () => {
+    const { sandbox, fake, client } = await setup({ permission: allowOnce })
     const session = await newSession(client, sandbox, [{ name: "everything", command: process.execPath, args: [everythingServer, "stdio"], env: [] }])
-    await client.agent.request("session/set_mode", { sessionId: session.sessionId, modeId: "full" })
     fake.script([{ toolCalls: [{ id: "echo-1", name: "mcp__everything__echo", arguments: { message: "from the editor's server" } }] }, { text: "Done." }])
     const answer = await client.agent.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: "echo" }] })
     expect(answer.stopReason).toBe("end_turn")
     expect(updatesOf(client, session.sessionId, "tool_call")[0]).toMatchObject({ toolCallId: "echo-1", title: "everything: echo", kind: "other" })
+    expect(client.permissions.map((asked) => asked.toolCall.toolCallId)).toEqual(["echo-1"])
     const done = updatesOf(client, session.sessionId, "tool_call_update").find((update) => update.status === "completed")
     expect(JSON.stringify(done?.content)).toContain("Echo: from the editor's server")
     // The server's own output goes to Crystal, not to the editor's protocol stream.
     expectOnlyProtocol(client)
+  })
+
+  it("a client server named like a config.json server keeps the operator's tools.deny", async () => {
+    const sandbox = await makeSandbox()
+    const fake = await fakeServer()
+    await writeLocalConfig(sandbox, fake.url, { mcpServers: { everything: { command: process.execPath, args: [everythingServer, "stdio"], tools: { deny: ["echo"] } } } })
+    const client = connect(sandbox, { permission: allowOnce })
+    await client.initialize()
+    const session = await newSession(client, sandbox, [{ name: "everything", command: process.execPath, args: [everythingServer, "stdio"], env: [] }])
+    fake.script([{ text: "Done." }])
+    await client.agent.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: "echo" }] })
+    const offered = ((fake.requests[0]?.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((tool) => tool.function.name)
+    expect(offered.filter((name) => name.startsWith("mcp__everything__")).length).toBeGreaterThan(0)
+    expect(offered).not.toContain("mcp__everything__echo")
+  })
+
+  it("two client servers whose names fit to one are refused in one line", async () => {
+    const { sandbox, client } = await setup()
+    const error = await newSession(client, sandbox, [
+      { name: "my server", command: process.execPath, args: [everythingServer, "stdio"], env: [] },
+      { name: "my.server", command: process.execPath, args: [everythingServer, "stdio"], env: [] }
+    ]).catch((caught: unknown) => caught)
+    expect((error as Error).message).toContain('"my server" and "my.server" both become the server name "my_server"')
+    expect((error as Error).message).not.toContain("\n")
   })
 })
 

@@ -1,11 +1,12 @@
 /** The pure parts of `crystal acp`: tool calls as ACP shows them, permission requests, modes, client MCP servers. */
 import { describe, expect, it } from "vitest"
 import { permissionRequest, answerOf } from "../../src/acp/operator.ts"
-import { RunningCalls } from "../../src/acp/renderer.ts"
 import { viewToolCall } from "../../src/acp/tool-calls.ts"
 import { currentModeId, modeSettings } from "../../src/acp/modes.ts"
 import { serverName, withClientServers } from "../../src/acp/mcp-servers.ts"
-import { configDefaults } from "../../src/config/schema.ts"
+import { configDefaults, type Config } from "../../src/config/schema.ts"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 
 const workspace = "/work/space"
 
@@ -28,10 +29,8 @@ describe("tool calls as ACP shows them", () => {
 describe("permission requests", () => {
   const classification = { risk: "medium", authority: "execute", scope: "workspace", summary: "run touch x", paths: [] } as const
   it("name the call being run, and a subagent's path in the title", () => {
-    const calls = new RunningCalls()
-    calls.started("task-call", { id: "child-call", name: "bash", arguments: { command: "touch x" } }, "task-call/child-call", undefined)
     const agent = [{ callId: "task-call", index: 2, name: "explore" }]
-    const request = permissionRequest({ sessionId: "s1", workspace, calls }, { toolName: "bash", arguments: { command: "touch x" }, classification, mode: "default", agent })
+    const request = permissionRequest({ sessionId: "s1", workspace }, { toolName: "bash", arguments: { command: "touch x" }, classification, mode: "default", agent, callId: "child-call" })
     expect(request.toolCall).toMatchObject({ toolCallId: "task-call/child-call", title: "task 2 › explore: Run `touch x`", kind: "execute" })
     expect(request.options.map((option) => option.kind)).toEqual(["allow_once", "allow_always", "reject_once"])
   })
@@ -56,18 +55,39 @@ describe("modes", () => {
 })
 
 describe("the client's MCP servers", () => {
-  it("join config.json's, theirs winning a shared name, with names made to fit", () => {
-    const config = { ...configDefaults, mcpServers: { everything: { command: "old" }, kept: { url: "http://127.0.0.1:1/mcp" } } }
-    const merged = withClientServers(config, [
+  const merge = (config: Config, servers: Parameters<typeof withClientServers>[1]) => Effect.runSync(Effect.either(withClientServers(config, servers)))
+
+  it("join config.json's with names made to fit; a shared name takes the client's transport and keeps the operator's restrictions", () => {
+    const config: Config = {
+      ...configDefaults,
+      mcpServers: {
+        everything: { command: "old", cwd: "/old", env: { SECRET: "s" }, enabled: false, tools: { deny: ["echo"] }, sampling: false, toolTimeoutSeconds: 5 },
+        kept: { url: "http://127.0.0.1:1/mcp" }
+      }
+    }
+    const merged = merge(config, [
       { name: "everything", command: "node", args: ["server.js"], env: [{ name: "TOKEN", value: "t" }] },
       { type: "http", name: "my server.v2", url: "http://127.0.0.1:2/mcp", headers: [{ name: "Authorization", value: "Bearer x" }] }
     ])
-    expect(merged.mcpServers).toEqual({
-      everything: { command: "node", args: ["server.js"], env: { TOKEN: "t" } },
+    expect(Either.getOrThrow(merged).mcpServers).toEqual({
+      everything: { command: "node", args: ["server.js"], env: { TOKEN: "t" }, enabled: false, tools: { deny: ["echo"] }, sampling: false, toolTimeoutSeconds: 5 },
       kept: { url: "http://127.0.0.1:1/mcp" },
       my_server_v2: { url: "http://127.0.0.1:2/mcp", headers: { Authorization: "Bearer x" } }
     })
     expect(serverName("")).toBe("editor")
+  })
+
+  it("refuse two client names that fit to one server name, and an entry config.json would refuse, in one line", () => {
+    const twice = merge(configDefaults, [
+      { name: "my server", command: "a", args: [], env: [] },
+      { name: "my.server", command: "b", args: [], env: [] }
+    ])
+    expect(Either.isLeft(twice) && twice.left.message).toBe('mcpServers: "my server" and "my.server" both become the server name "my_server"; rename one')
+    const empty = merge(configDefaults, [{ name: "bad", command: "", args: [], env: [] }])
+    expect(Either.isLeft(empty) && empty.left.message).toMatch(/^mcpServers: "bad": .*program to run/)
+    const notUrl = merge(configDefaults, [{ type: "http", name: "web", url: "file:///etc/passwd", headers: [] }])
+    expect(Either.isLeft(notUrl) && notUrl.left.message).toMatch(/^mcpServers: "web": .*not an http/)
+    for (const result of [twice, empty, notUrl]) expect(Either.isLeft(result) && result.left.message.includes("\n")).toBe(false)
   })
 })
 
