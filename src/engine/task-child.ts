@@ -90,6 +90,21 @@ const transcriptOf = (meta: ChildMeta, doc: SessionDocument, status: Status): Ch
 })
 
 /**
+ * What the child sees of its document: approval and access are its parent's as they are now, and
+ * plan mode whenever the parent is in plan now (a switch mid-turn reaches running children; each
+ * parent reads its own parent the same way, so this holds at every depth).
+ */
+const narrowedBy = (parentDoc: SessionDocument, doc: SessionDocument): SessionDocument => {
+  const { access: _access, ...rest } = doc
+  return {
+    ...rest,
+    approval: parentDoc.approval,
+    ...(parentDoc.access === undefined ? {} : { access: parentDoc.access }),
+    mode: parentDoc.mode === "plan" ? "plan" : doc.mode
+  }
+}
+
+/**
  * The child's conversation: in memory, and every save files it under its task call in the
  * parent's document and saves that (so the root's session file holds every depth).
  */
@@ -97,13 +112,15 @@ const childConversation = (parent: ConversationShape, meta: ChildMeta, initial: 
   Effect.gen(function* () {
     const ref = yield* Ref.make(initial)
     let status: Status = "running"
-    const update = (change: (doc: SessionDocument) => SessionDocument) => Ref.update(ref, change)
+    const document = Effect.zipWith(parent.document, Ref.get(ref), narrowedBy)
+    const update = (change: (doc: SessionDocument) => SessionDocument) =>
+      Effect.flatMap(parent.document, (parentDoc) => Ref.update(ref, (doc) => change(narrowedBy(parentDoc, doc))))
     const file = Effect.flatMap(Ref.get(ref), (doc) =>
       parent.update((parentDoc) => ({ ...parentDoc, agents: { ...parentDoc.agents, [meta.callId]: transcriptOf(meta, doc, status) } }))
     )
     const save = Effect.zipRight(file, parent.save)
     const shape: ConversationShape = {
-      document: Ref.get(ref),
+      document,
       append: (...items) => update((doc) => ({ ...doc, items: [...doc.items, ...items] })),
       update,
       save,
