@@ -36,7 +36,7 @@ export interface TaskRunnerOptions {
   readonly agents: ReadonlyArray<AgentDefinition>
   readonly maxParallel: number
   readonly maxDepth: number
-  /** The parent's turn settings; an agent's maxSteps replaces maxSteps. */
+  /** The parent's turn settings; an agent's maxSteps may lower maxSteps, never raise it. */
   readonly settings: TurnSettings
   /** A Providers of its own whose active model is `ref`, for an agent that names a model. */
   readonly modelFor?: ((agent: AgentDefinition) => Effect.Effect<ProvidersShape, { readonly message: string }>) | undefined
@@ -192,6 +192,7 @@ const runChild = (options: TaskRunnerOptions, path: AgentPath, parent: Context.C
       if (Either.isLeft(chosen)) return failure(`task: agent '${name}' cannot use model ${definition.model}: ${chosen.left.message}`)
       childProviders = chosen.right
     }
+    const settings: TurnSettings = { ...options.settings, maxSteps: Math.min(definition.maxSteps ?? options.settings.maxSteps, options.settings.maxSteps) }
     const meta: ChildMeta = { callId: request.callId, agent: name, index, description: request.description, mode }
     const { agents: _agents, todos: _todos, title: _title, usageByModel: _byModel, ...kept } = parentDoc
     const initial: SessionDocument = { ...kept, items: [], usage: emptyUsage, mode, system: definition.prompt, model: childProviders.current().entry.ref }
@@ -208,10 +209,10 @@ const runChild = (options: TaskRunnerOptions, path: AgentPath, parent: Context.C
       Context.add(Renderer, parentRenderer.child?.(childPath) ?? silentRenderer),
       Context.add(Operator, childOperator(Context.get(parent, Operator), childPath)),
       Context.add(Providers, childProviders),
-      Context.add(TaskRunner, makeTaskRunner(options, childPath, () => context))
+      // Its own children are capped by its limit, not the root's.
+      Context.add(TaskRunner, makeTaskRunner({ ...options, settings }, childPath, () => context))
     )
     const hooks = Context.get(parent, PluginLoader).hooks
-    const settings: TurnSettings = { ...options.settings, maxSteps: definition.maxSteps ?? options.settings.maxSteps }
     const turn = Effect.gen(function* () {
       yield* child.shape.append({ _tag: "user", id: newItemId(), text: request.prompt })
       yield* child.shape.save
