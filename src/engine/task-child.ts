@@ -150,9 +150,13 @@ const finalText = (doc: SessionDocument): string => {
   return "(the agent ended without a final answer)"
 }
 
+/** The files a child and, at every depth, its own children wrote; each named once. */
+const filesWritten = (tree: Pick<ChildTranscript, "items" | "agents">, fileWriters: ReadonlySet<string>, earlier: ReadonlyArray<string> = []): ReadonlyArray<string> =>
+  Object.values(tree.agents ?? {}).reduce((files, child) => filesWritten(child, fileWriters, files), filesTouched(tree.items, fileWriters, earlier))
+
 const resultText = (outcome: TurnOutcome, doc: SessionDocument, fileWriters: ReadonlySet<string>): ToolOutput => {
   const stopped = outcome._tag === "StepLimit" ? `\n\n(The agent was stopped after ${outcome.steps} model requests, its step limit.)` : ""
-  return { text: `${finalText(doc)}${stopped}\n\n${filesChangedLine(filesTouched(doc.items, fileWriters))}` }
+  return { text: `${finalText(doc)}${stopped}\n\n${filesChangedLine(filesWritten(doc, fileWriters))}` }
 }
 
 const stopReason = (exit: Exit.Exit<TurnOutcome, unknown>): string => {
