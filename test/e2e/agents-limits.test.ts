@@ -3,13 +3,15 @@
  * while it runs, and what its own children wrote all answer to the parent.
  */
 import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { jsonLines, makeSandbox, runCrystal, writeLocalConfig } from "../support/crystal.ts"
+import { jsonLines, makeSandbox, readSession, runCrystal, sessionFiles, writeLocalConfig } from "../support/crystal.ts"
 import { reject, startAcp, type AcpClient } from "../support/acp-client.ts"
 import { scriptByAgent, systemTextOf } from "../support/fake-llm/by-agent.ts"
 import type { RecordedRequest } from "../support/fake-llm/server.ts"
 import { useFakeServers } from "../support/fake-servers.ts"
+import { makePng } from "../support/images.ts"
 
 const fakeServer = useFakeServers()
 const clients: Array<AcpClient> = []
@@ -90,5 +92,31 @@ describe("a child never wider than its parent", () => {
     // The child's next request offers no writing tool.
     const tools = ((requestsOf(fake.requests, "WRITER-9").at(-1)?.body as { tools?: Array<{ function?: { name?: string } }> }).tools ?? []).map((tool) => tool.function?.name)
     expect(tools).not.toContain("write")
+  })
+
+  // Review 26 #6 feared reuse through the child's copied imageCount; tools take their numbers from
+  // the session's own conversation (toolbox.context), so this guards that it stays so.
+  it("an image number a child takes is not taken again by its parent", async () => {
+    const sandbox = await makeSandbox(agentFile("viewer", "VIEWER-3"))
+    await fsp.writeFile(path.join(sandbox.workspace, "a.png"), makePng(8, 8))
+    await fsp.writeFile(path.join(sandbox.workspace, "b.png"), makePng(9, 9))
+    const fake = await fakeServer()
+    await writeLocalConfig(sandbox, fake.url, {
+      providers: { local: { protocol: "openai-chat", baseURL: `${fake.url}/v1`, models: { "test-model": { contextWindow: 32768, imageInput: true } } } }
+    })
+    scriptByAgent(fake, {
+      root: [
+        { toolCalls: [{ id: "call_t1", name: "task", arguments: { description: "d", prompt: "look at a.png", agent: "viewer" } }] },
+        { toolCalls: [{ id: "call_vb", name: "view_image", arguments: { path: "b.png" } }] },
+        { text: "done" }
+      ],
+      agents: { "VIEWER-3": [{ toolCalls: [{ id: "call_va", name: "view_image", arguments: { path: "a.png" } }] }, { text: "seen" }] }
+    })
+    const result = await runCrystal(sandbox, ["run", "--format", "json", "--approval", "full", "go"], { timeoutMs: 60_000 })
+    expect(result.code, result.stderr).toBe(0)
+    const viewed = jsonLines(result.stdout).filter((event) => event["type"] === "tool_result" && event["name"] === "view_image").map((event) => String(event["output"]))
+    expect(viewed).toEqual([expect.stringMatching(/^\[Image #1\] a\.png/), expect.stringMatching(/^\[Image #2\] b\.png/)])
+    const [file] = await sessionFiles(sandbox)
+    expect(((await readSession(file ?? "")) as { imageCount?: number }).imageCount).toBe(2)
   })
 })
