@@ -94,6 +94,34 @@ describe("a child never wider than its parent", () => {
     expect(tools).not.toContain("write")
   })
 
+  it("a narrower approval mode chosen while a child runs reaches the child: its write is asked, and refused", async () => {
+    const sandbox = await makeSandbox(agentFile("w", "WRITER-8"))
+    const fake = await fakeServer()
+    await writeLocalConfig(sandbox, fake.url)
+    const client = startAcp(sandbox, { permission: reject })
+    clients.push(client)
+    await client.initialize()
+    const session = (await client.agent.request("session/new", { cwd: sandbox.workspace, mcpServers: [] })) as { sessionId: string }
+    await client.agent.request("session/set_mode", { sessionId: session.sessionId, modeId: "full" })
+    let switched = false
+    scriptByAgent(fake, {
+      root: [{ toolCalls: [{ id: "call_t1", name: "task", arguments: { description: "d", prompt: "p", agent: "w" } }] }, { text: "done" }],
+      agents: {
+        "WRITER-8": [
+          (async () => {
+            await client.agent.request("session/set_mode", { sessionId: session.sessionId, modeId: "default" })
+            switched = true
+            return { toolCalls: [{ id: "call_w", name: "write", arguments: { path: "child.txt", content: "hi\n" } }] }
+          }) as never,
+          { text: "child done" }
+        ]
+      }
+    })
+    await client.agent.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: "go" }] })
+    expect(switched).toBe(true)
+    expect(fs.existsSync(path.join(sandbox.workspace, "child.txt"))).toBe(false)
+  })
+
   // Review 26 #6 feared reuse through the child's copied imageCount; tools take their numbers from
   // the session's own conversation (toolbox.context), so this guards that it stays so.
   it("an image number a child takes is not taken again by its parent", async () => {
