@@ -36,7 +36,7 @@ export interface TaskRunnerOptions {
   readonly agents: ReadonlyArray<AgentDefinition>
   readonly maxParallel: number
   readonly maxDepth: number
-  /** The parent's turn settings; an agent's maxSteps replaces maxSteps. */
+  /** The parent's turn settings; an agent's maxSteps may lower maxSteps, never raise it. */
   readonly settings: TurnSettings
   /** A Providers of its own whose active model is `ref`, for an agent that names a model. */
   readonly modelFor?: ((agent: AgentDefinition) => Effect.Effect<ProvidersShape, { readonly message: string }>) | undefined
@@ -90,6 +90,21 @@ const transcriptOf = (meta: ChildMeta, doc: SessionDocument, status: Status): Ch
 })
 
 /**
+ * What the child sees of its document: approval and access are its parent's as they are now, and
+ * plan mode whenever the parent is in plan now (a switch mid-turn reaches running children; each
+ * parent reads its own parent the same way, so this holds at every depth).
+ */
+const narrowedBy = (parentDoc: SessionDocument, doc: SessionDocument): SessionDocument => {
+  const { access: _access, ...rest } = doc
+  return {
+    ...rest,
+    approval: parentDoc.approval,
+    ...(parentDoc.access === undefined ? {} : { access: parentDoc.access }),
+    mode: parentDoc.mode === "plan" ? "plan" : doc.mode
+  }
+}
+
+/**
  * The child's conversation: in memory, and every save files it under its task call in the
  * parent's document and saves that (so the root's session file holds every depth).
  */
@@ -97,13 +112,15 @@ const childConversation = (parent: ConversationShape, meta: ChildMeta, initial: 
   Effect.gen(function* () {
     const ref = yield* Ref.make(initial)
     let status: Status = "running"
-    const update = (change: (doc: SessionDocument) => SessionDocument) => Ref.update(ref, change)
+    const document = Effect.zipWith(parent.document, Ref.get(ref), narrowedBy)
+    const update = (change: (doc: SessionDocument) => SessionDocument) =>
+      Effect.flatMap(parent.document, (parentDoc) => Ref.update(ref, (doc) => change(narrowedBy(parentDoc, doc))))
     const file = Effect.flatMap(Ref.get(ref), (doc) =>
       parent.update((parentDoc) => ({ ...parentDoc, agents: { ...parentDoc.agents, [meta.callId]: transcriptOf(meta, doc, status) } }))
     )
     const save = Effect.zipRight(file, parent.save)
     const shape: ConversationShape = {
-      document: Ref.get(ref),
+      document,
       append: (...items) => update((doc) => ({ ...doc, items: [...doc.items, ...items] })),
       update,
       save,
@@ -133,9 +150,13 @@ const finalText = (doc: SessionDocument): string => {
   return "(the agent ended without a final answer)"
 }
 
+/** The files a child and, at every depth, its own children wrote; each named once. */
+const filesWritten = (tree: Pick<ChildTranscript, "items" | "agents">, fileWriters: ReadonlySet<string>, earlier: ReadonlyArray<string> = []): ReadonlyArray<string> =>
+  Object.values(tree.agents ?? {}).reduce((files, child) => filesWritten(child, fileWriters, files), filesTouched(tree.items, fileWriters, earlier))
+
 const resultText = (outcome: TurnOutcome, doc: SessionDocument, fileWriters: ReadonlySet<string>): ToolOutput => {
   const stopped = outcome._tag === "StepLimit" ? `\n\n(The agent was stopped after ${outcome.steps} model requests, its step limit.)` : ""
-  return { text: `${finalText(doc)}${stopped}\n\n${filesChangedLine(filesTouched(doc.items, fileWriters))}` }
+  return { text: `${finalText(doc)}${stopped}\n\n${filesChangedLine(filesWritten(doc, fileWriters))}` }
 }
 
 const stopReason = (exit: Exit.Exit<TurnOutcome, unknown>): string => {
@@ -175,6 +196,7 @@ const runChild = (options: TaskRunnerOptions, path: AgentPath, parent: Context.C
       if (Either.isLeft(chosen)) return failure(`task: agent '${name}' cannot use model ${definition.model}: ${chosen.left.message}`)
       childProviders = chosen.right
     }
+    const settings: TurnSettings = { ...options.settings, maxSteps: Math.min(definition.maxSteps ?? options.settings.maxSteps, options.settings.maxSteps) }
     const meta: ChildMeta = { callId: request.callId, agent: name, index, description: request.description, mode }
     const { agents: _agents, todos: _todos, title: _title, usageByModel: _byModel, ...kept } = parentDoc
     const initial: SessionDocument = { ...kept, items: [], usage: emptyUsage, mode, system: definition.prompt, model: childProviders.current().entry.ref }
@@ -191,10 +213,10 @@ const runChild = (options: TaskRunnerOptions, path: AgentPath, parent: Context.C
       Context.add(Renderer, parentRenderer.child?.(childPath) ?? silentRenderer),
       Context.add(Operator, childOperator(Context.get(parent, Operator), childPath)),
       Context.add(Providers, childProviders),
-      Context.add(TaskRunner, makeTaskRunner(options, childPath, () => context))
+      // Its own children are capped by its limit, not the root's.
+      Context.add(TaskRunner, makeTaskRunner({ ...options, settings }, childPath, () => context))
     )
     const hooks = Context.get(parent, PluginLoader).hooks
-    const settings: TurnSettings = { ...options.settings, maxSteps: definition.maxSteps ?? options.settings.maxSteps }
     const turn = Effect.gen(function* () {
       yield* child.shape.append({ _tag: "user", id: newItemId(), text: request.prompt })
       yield* child.shape.save

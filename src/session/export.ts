@@ -3,14 +3,16 @@
  * session document as saved, under a format marker, with the bytes of every image it references
  * inlined as base64 `data` when its media file (~/.crystal/media/<sha256>) is there and still holds
  * those bytes; an image whose file is missing or changed keeps its reference without bytes and is
- * named in the result. The document given is the one to write: the session host and `crystal
- * sessions export` pass it redacted of the session's secrets (redact-document.ts).
+ * named in the result. Subagents' transcripts (issue 26, every depth) get the same treatment. The
+ * document given is the one to write: the session host and `crystal sessions export` pass it
+ * redacted of the session's secrets (redact-document.ts).
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { writeFileAtomic } from "../files/atomic.ts"
 import type { MediaStoreShape } from "../media/media-store.ts"
+import type { ChildTranscript } from "./child-transcript.ts"
 import type { SessionDocument } from "./document.ts"
 import type { ImageRef, TranscriptItem } from "./items.ts"
 import { SessionError } from "./store.ts"
@@ -48,25 +50,43 @@ const readMedia = (media: MediaStoreShape, sha256: string): Effect.Effect<string
     Effect.orElseSucceed(() => undefined)
   )
 
+/** A transcript with its subagents' transcripts (issue 26), each of which may have its own. */
+interface Tree {
+  readonly items: ReadonlyArray<TranscriptItem>
+  readonly agents?: Readonly<Record<string, ChildTranscript>> | undefined
+}
+
+/** The images of a transcript and of its children at every depth. */
+const imagesOfTree = (tree: Tree): ReadonlyArray<ImageRef> => [
+  ...tree.items.flatMap(imagesOf),
+  ...Object.values(tree.agents ?? {}).flatMap(imagesOfTree)
+]
+
+/** The tree with `inline` applied to every image list, children included. */
+const withImages = <T extends Tree>(tree: T, inline: (images: ReadonlyArray<ImageRef>) => ReadonlyArray<ExportedImage>): T => {
+  const items = tree.items.map((item): TranscriptItem =>
+    (item._tag === "user" || item._tag === "tool_result") && item.images !== undefined ? { ...item, images: inline(item.images) } : item
+  )
+  const agents = tree.agents === undefined ? undefined : Object.fromEntries(Object.entries(tree.agents).map(([callId, child]) => [callId, withImages(child, inline)]))
+  return { ...tree, items, ...(agents === undefined ? {} : { agents }) }
+}
+
 export const buildExport = (
   doc: SessionDocument,
   media: MediaStoreShape,
   now: Date = new Date()
 ): Effect.Effect<{ readonly exported: SessionExport; readonly missingImages: ReadonlyArray<string> }> =>
   Effect.gen(function* () {
-    const wanted = [...new Set(doc.items.flatMap((item) => imagesOf(item).map((image) => image.sha256)))]
+    const wanted = [...new Set(imagesOfTree(doc).map((image) => image.sha256))]
     const bytes = new Map<string, string | undefined>()
     for (const sha256 of wanted) bytes.set(sha256, yield* readMedia(media, sha256))
-    const inline = (images: ReadonlyArray<ImageRef> | undefined): ReadonlyArray<ExportedImage> | undefined =>
-      images?.map((image) => {
+    const inline = (images: ReadonlyArray<ImageRef>): ReadonlyArray<ExportedImage> =>
+      images.map((image) => {
         const data = bytes.get(image.sha256)
         return data === undefined ? image : { ...image, data }
       })
-    const items = doc.items.map((item): TranscriptItem =>
-      (item._tag === "user" || item._tag === "tool_result") && item.images !== undefined ? { ...item, images: inline(item.images) } : item
-    )
     return {
-      exported: { format: exportFormat, version: exportVersion, exportedAt: now.toISOString(), session: { ...doc, items } },
+      exported: { format: exportFormat, version: exportVersion, exportedAt: now.toISOString(), session: withImages(doc, inline) },
       missingImages: wanted.filter((sha256) => bytes.get(sha256) === undefined)
     }
   })

@@ -8,13 +8,15 @@ import type { TranscriptItem } from "../session/items.ts"
 import { taskToolName } from "./task-tool.ts"
 import { planToolName } from "./plan-tool.ts"
 import { proposePlanToolName } from "./propose-plan-tool.ts"
+import { questionToolName } from "./question-tool.ts"
 import { todoToolNames } from "./todo-tools.ts"
 
 /**
  * Tools a child never gets, whatever its definition says: the plan hand-over and the plan file
- * belong to the root session (propose_plan would switch its mode), the todo list to the session.
+ * belong to the root session (propose_plan would switch its mode), the todo list to the session,
+ * and `question` asks the root's operator directly, with no agent path to say who is asking.
  */
-export const rootOnlyTools: ReadonlySet<string> = new Set([proposePlanToolName, planToolName, ...Object.values(todoToolNames)])
+export const rootOnlyTools: ReadonlySet<string> = new Set([proposePlanToolName, planToolName, questionToolName, ...Object.values(todoToolNames)])
 
 export interface ChildCatalogInput {
   /** Names of the parent's catalog as it is now (its mode, --disable-tool, tool sets, MCP). */

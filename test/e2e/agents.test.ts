@@ -257,6 +257,11 @@ describe("a session with children", () => {
     const shown = await runCrystal(sandbox, ["sessions", "show", id])
     expect(shown.code, shown.stderr).toBe(0)
     expect(shown.stdout).toContain("CHILD-FINAL-ANSWER")
+    const exported = await runCrystal(sandbox, ["sessions", "export", "--output", "-", id])
+    expect(exported.code, exported.stderr).toBe(0)
+    const session = (JSON.parse(exported.stdout) as { session: { agents: Record<string, { agent: string; items: Array<{ _tag: string; text?: string }> }> } }).session
+    expect(session.agents["call_task1"]?.agent).toBe("finder")
+    expect(session.agents["call_task1"]?.items.at(-1)).toMatchObject({ _tag: "assistant", text: "CHILD-FINAL-ANSWER" })
   })
 })
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import type { TranscriptItem } from "../../../src/session/items.ts"
 import { childToolNames, filesChangedLine, taskIndex } from "../../../src/tools/task-narrow.ts"
 
-const parentWork = ["read", "grep", "edit", "write", "bash", "task", "todowrite", "todoread", "mcp__files__read", "mcp__files__write"]
+const parentWork = ["read", "grep", "edit", "write", "bash", "task", "todowrite", "todoread", "question", "mcp__files__read", "mcp__files__write"]
 const planTools = ["read", "grep", "task", "plan", "propose_plan", "todowrite", "todoread", "mcp__files__read"]
 
 describe("childToolNames", () => {
@@ -13,7 +13,8 @@ describe("childToolNames", () => {
     { case: "wildcards", tools: ["mcp__files__*"], mode: parentWork, depthOk: true, want: ["mcp__files__read", "mcp__files__write"] },
     { case: "at the depth limit: no task", tools: undefined, mode: parentWork, depthOk: false, want: ["read", "grep", "edit", "write", "bash", "mcp__files__read", "mcp__files__write"] },
     { case: "a plan child of a work parent: plan's tools only, no plan file, no hand-over", tools: ["*"], mode: planTools, depthOk: true, want: ["read", "grep", "task", "mcp__files__read"] },
-    { case: "a todo list belongs to the session", tools: ["todowrite", "todoread"], mode: parentWork, depthOk: true, want: [] }
+    { case: "a todo list belongs to the session", tools: ["todowrite", "todoread"], mode: parentWork, depthOk: true, want: [] },
+    { case: "questions go to the operator from the root only", tools: ["question", "read"], mode: [...parentWork, "question"], depthOk: true, want: ["read"] }
   ])("$case", ({ tools, mode, depthOk, want }) => {
     expect([...childToolNames({ parentTools: parentWork, childModeTools: mode, definition: { tools }, mayStartTasks: depthOk })].sort()).toEqual([...want].sort())
   })

@@ -53,6 +53,34 @@ describe("session export", () => {
     expect(reloaded).toEqual(doc)
   })
 
+  it("inlines the images of children at every depth and names the missing ones", async () => {
+    const root = await tempDir()
+    const mediaDir = path.join(root, "media")
+    await fs.mkdir(mediaDir)
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 4, 5, 6])
+    const present = sha(png)
+    await fs.writeFile(path.join(mediaDir, present), png)
+    const missing = sha(new Uint8Array([8]))
+    const store = makeSessionStore(path.join(root, "sessions"))
+    const usage = { inputTokens: 0, outputTokens: 0 }
+    const child = (items: ReadonlyArray<unknown>, agents?: Record<string, unknown>) => ({
+      agent: "viewer", index: 1, description: "look", status: "done", mode: "work", model: "m/m", items, usage, ...(agents === undefined ? {} : { agents })
+    })
+    const seen = (id: string, sha256: string) => [{ _tag: "tool_result", id, callId: `c${id}`, name: "view_image", text: "", isError: false, images: [{ sha256, mime: "image/png" }] }]
+    const doc = Schema.decodeUnknownSync(SessionDocument)({
+      ...store.create({ workspace: "/w", model: "m/m", mode: "work", approval: "default" }),
+      items: [{ _tag: "user", id: "1", text: "go" }],
+      agents: { call_mid: child(seen("m", present), { call_leaf: child(seen("l", missing)) }) }
+    })
+    const file = path.join(root, "export.json")
+    const result = await Effect.runPromise(exportSession(doc, makeMediaStore(mediaDir), file))
+    expect(result.missingImages).toEqual([missing])
+    const exported = JSON.parse(await fs.readFile(file, "utf8"))
+    const mid = exported.session.agents.call_mid
+    expect(mid.items[0].images).toEqual([{ sha256: present, mime: "image/png", data: Buffer.from(png).toString("base64") }])
+    expect(mid.agents.call_leaf.items[0].images).toEqual([{ sha256: missing, mime: "image/png" }])
+  })
+
   it("never replaces a file the operator wrote; an earlier export is replaced", async () => {
     const root = await tempDir()
     const store = makeSessionStore(path.join(root, "sessions"))
