@@ -64,8 +64,23 @@ const writeEntry = (objects: ObjectStore, workspace: string, relative: string, e
   }
 }
 
+/**
+ * True when every folder between the workspace and `relative` is a real folder. Under a link (or a
+ * file) the path is not in the workspace at all: removing it would follow the link out.
+ */
+const parentsAreFolders = (workspace: string, relative: string): boolean => {
+  const parts = relative.split("/")
+  let dir = workspace
+  for (let i = 0; i < parts.length - 1; i++) {
+    dir = path.join(dir, parts[i] as string)
+    if (lstatOrUndefined(dir)?.isDirectory() !== true) return false
+  }
+  return true
+}
+
 /** Removes `relative` unless it is a folder; then its parent folders that became empty and are absent in the snapshot. */
 const removeEntry = (objects: ObjectStore, root: ObjectId, workspace: string, relative: string): void => {
+  if (!parentsAreFolders(workspace, relative)) return
   const target = path.join(workspace, relative)
   const stat = lstatOrUndefined(target)
   if (stat === undefined || stat.isDirectory()) return
