@@ -147,8 +147,16 @@ export const applyRewind = (
     let files: CheckpointRecord["files"]
     let after: string | undefined
     let stopped: string | undefined
+    let before: string | undefined
     if (store !== undefined && prepared.now !== undefined && restoring.length > 0) {
-      const now = prepared.now.id
+      // The operator may have edited a file while the dialogs were open: never overwrite that unseen.
+      const fresh = yield* store.snapshot().pipe(Effect.mapError(storeFailure))
+      const since = yield* store.changes(prepared.now.id, fresh.id).pipe(Effect.mapError(storeFailure))
+      const restoringPaths = new Set(restoring.map((file) => file.path))
+      const moved = since.filter((change) => restoringPaths.has(change.path)).map((change) => change.path)
+      if (moved.length > 0) return yield* fail(`changed while you were asked: ${moved.join(", ")}; run /rewind again`)
+      const now = fresh.id
+      before = now
       const key = checkpointKey(doc.id, turn)
       // Kept first: if the restore stops partway, the state it started from is still held.
       yield* store.keep(key, [now], at).pipe(Effect.mapError(storeFailure))
@@ -167,7 +175,7 @@ export const applyRewind = (
       prompt: `rewind to ${prepared.target.kind === "rewind" ? "before rewind" : "turn"} ${prepared.target.turn}${scopeText}`,
       at: at.toISOString(),
       to: prepared.target.turn,
-      ...(after !== undefined && prepared.now !== undefined ? { before: prepared.now.id, after, files: files ?? [] } : {}),
+      ...(after !== undefined && before !== undefined ? { before, after, files: files ?? [] } : {}),
       ...(change === undefined ? {} : { keptItems: change.keptItems, removedItems: change.removedItems })
     }
     if (stopped !== undefined) {
