@@ -17,7 +17,7 @@ import { liveFileFor, readLive, writeLive } from "./live.ts"
 import { isObjectId, ObjectStore, type ObjectId } from "./objects.ts"
 import { pruneStore } from "./prune.ts"
 import { refusalFor } from "./refusal.ts"
-import { checkRelativePath, restorePaths } from "./restore.ts"
+import { checkRelativePath, restoreEntries, restorePaths } from "./restore.ts"
 import { scanWorkspace } from "./scan.ts"
 import { indexFile, loadIndex, saveIndex } from "./stat-index.ts"
 import { CheckpointError, type CheckpointRefusal, type CheckpointSettings, type CheckpointStoreShape, type Snapshot, type StoredEntry } from "./store.ts"
@@ -206,6 +206,11 @@ const makeStore = (
       serial("checkpoint restore failed", () => {
         checkId(id)
         restorePaths(objects, workspace, id, paths, settings.maxFileBytes)
+      }),
+    restoreEach: (entries) =>
+      serial("checkpoint restore failed", () => {
+        for (const entry of entries) checkId(entry.from)
+        restoreEntries(objects, workspace, entries.map((entry) => ({ relative: entry.path, root: entry.from })), settings.maxFileBytes)
       }),
     keep: (key, ids, at) =>
       serial("cannot keep a checkpoint", () => {

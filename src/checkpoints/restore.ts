@@ -35,7 +35,7 @@ const ensureParents = (workspace: string, relative: string): void => {
     dir = path.join(dir, parts[i] as string)
     const stat = lstatOrUndefined(dir)
     if (stat === undefined) fs.mkdirSync(dir, { mode: 0o755 })
-    else if (!stat.isDirectory()) throw new Error(`cannot restore ${relative}: ${parts.slice(0, i + 1).join("/")} is no longer a folder (restore it too)`)
+    else if (!stat.isDirectory()) throw new Error(`cannot restore ${relative}: ${parts.slice(0, i + 1).join("/")} is no longer a folder`)
   }
 }
 
@@ -64,8 +64,23 @@ const writeEntry = (objects: ObjectStore, workspace: string, relative: string, e
   }
 }
 
+/**
+ * True when every folder between the workspace and `relative` is a real folder. Under a link (or a
+ * file) the path is not in the workspace at all: removing it would follow the link out.
+ */
+const parentsAreFolders = (workspace: string, relative: string): boolean => {
+  const parts = relative.split("/")
+  let dir = workspace
+  for (let i = 0; i < parts.length - 1; i++) {
+    dir = path.join(dir, parts[i] as string)
+    if (lstatOrUndefined(dir)?.isDirectory() !== true) return false
+  }
+  return true
+}
+
 /** Removes `relative` unless it is a folder; then its parent folders that became empty and are absent in the snapshot. */
 const removeEntry = (objects: ObjectStore, root: ObjectId, workspace: string, relative: string): void => {
+  if (!parentsAreFolders(workspace, relative)) return
   const target = path.join(workspace, relative)
   const stat = lstatOrUndefined(target)
   if (stat === undefined || stat.isDirectory()) return
@@ -87,12 +102,26 @@ const removeEntry = (objects: ObjectStore, root: ObjectId, workspace: string, re
  * turn made it, or it grew past the bound and then the snapshot holds it as skipped): removing it
  * could not be undone, so it stays.
  */
-export const restorePaths = (objects: ObjectStore, workspace: string, root: ObjectId, paths: ReadonlyArray<string>, maxFileBytes: number): void => {
-  for (const relative of paths) {
+export const restorePaths = (objects: ObjectStore, workspace: string, root: ObjectId, paths: ReadonlyArray<string>, maxFileBytes: number): void =>
+  restoreEntries(objects, workspace, paths.map((relative) => ({ relative, root })), maxFileBytes)
+
+/**
+ * Each path from its own snapshot, in one pass: every removal (deepest first) before every write
+ * (shallowest first), whichever snapshot a path comes from, so a folder one snapshot turns into a
+ * file never blocks a write another snapshot puts under it halfway through.
+ */
+export const restoreEntries = (
+  objects: ObjectStore,
+  workspace: string,
+  entries: ReadonlyArray<{ readonly relative: string; readonly root: ObjectId }>,
+  maxFileBytes: number
+): void => {
+  for (const { relative } of entries) {
     const problem = checkRelativePath(relative)
     if (problem !== undefined) throw new Error(problem)
   }
-  const plan = [...new Set(paths)].map((relative) => ({ relative, entry: lookup(objects, root, relative) }))
+  const unique = new Map(entries.map((entry) => [entry.relative, entry.root]))
+  const plan = [...unique].map(([relative, root]) => ({ relative, root, entry: lookup(objects, root, relative) }))
   const applicable = plan.filter(({ relative, entry }) => {
     if (entry?.kind === "skipped") return false
     const now = lstatOrUndefined(path.join(workspace, relative))
@@ -101,7 +130,7 @@ export const restorePaths = (objects: ObjectStore, workspace: string, root: Obje
   })
   const depth = (relative: string): number => relative.split("/").length
   const removals = applicable.filter(({ entry }) => entry === undefined || entry.kind === "dir").sort((a, b) => depth(b.relative) - depth(a.relative))
-  for (const { relative } of removals) removeEntry(objects, root, workspace, relative)
+  for (const { relative, root } of removals) removeEntry(objects, root, workspace, relative)
   const writes = applicable.filter(({ entry }) => entry?.kind === "file" || entry?.kind === "symlink").sort((a, b) => depth(a.relative) - depth(b.relative))
   for (const { relative, entry } of writes) writeEntry(objects, workspace, relative, entry as TreeEntry & { kind: "file" | "symlink" })
 }

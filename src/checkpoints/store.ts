@@ -67,6 +67,8 @@ export interface CheckpointStoreShape {
    * symlinks); a path absent in `id` is removed. Nothing else in the workspace is touched.
    */
   readonly restore: (id: SnapshotId, paths: ReadonlyArray<string>) => Effect.Effect<void, CheckpointError>
+  /** Like restore, each path from its own snapshot, all in one pass (removals deepest first, then writes shallowest first). */
+  readonly restoreEach: (entries: ReadonlyArray<{ readonly path: string; readonly from: SnapshotId }>) => Effect.Effect<void, CheckpointError>
   /**
    * Names the snapshots one checkpoint holds (key e.g. "<session>/<turn>") so pruning keeps their
    * content; pruning removes whole keys, oldest `at` first.

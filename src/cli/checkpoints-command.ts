@@ -105,7 +105,9 @@ const rewindWith = (store: SessionStoreShape, homePath: string, id: string, to: 
       return ExitCode.unconfirmed
     }
     if (!json) printOutside(prepared)
-    const applied = yield* applyRewind(checkpoints, doc, prepared, new Set(prepared.outside.map((change) => change.path)))
+    const applied = yield* applyRewind(checkpoints, doc, prepared, new Set(prepared.outside.map((change) => change.path))).pipe(
+      Effect.tapError((error) => (error.partial === undefined ? Effect.void : store.save({ ...doc, checkpoints: error.partial.records })))
+    )
     yield* store.save({ ...doc, ...(applied.items === undefined ? {} : { items: applied.items }), checkpoints: applied.records })
     const files = applied.record.files ?? []
     const removed = applied.record.removedItems?.length ?? 0

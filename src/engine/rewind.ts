@@ -15,7 +15,11 @@ import { diffLines, withContext } from "../text/diff.ts"
 import { checkpointKey } from "./turn-checkpoints.ts"
 import { conversationBefore, conversationChange, fileTargets, markRewound, rewindTarget, snapshotted, type FileTarget, type RewindScope } from "./rewind-plan.ts"
 
-export class RewindError extends Data.TaggedError("RewindError")<{ readonly message: string }> {}
+export class RewindError extends Data.TaggedError("RewindError")<{
+  readonly message: string
+  /** Set when the rewind stopped partway: the caller saves it, so `/rewind <its turn>` puts back what was already written. */
+  readonly partial?: AppliedRewind
+}> {}
 
 /** A file changed outside Crystal (the operator, another program) since Crystal last recorded it. */
 export interface OutsideChange {
@@ -142,14 +146,26 @@ export const applyRewind = (
     const restoring = prepared.files.filter((file) => !kept.includes(file.path))
     let files: CheckpointRecord["files"]
     let after: string | undefined
+    let stopped: string | undefined
+    let before: string | undefined
     if (store !== undefined && prepared.now !== undefined && restoring.length > 0) {
-      const bySnapshot = new Map<string, Array<string>>()
-      for (const file of restoring) bySnapshot.set(file.from, [...(bySnapshot.get(file.from) ?? []), file.path])
-      for (const [from, paths] of bySnapshot) yield* store.restore(from, paths).pipe(Effect.mapError(storeFailure))
+      // The operator may have edited a file while the dialogs were open: never overwrite that unseen.
+      const fresh = yield* store.snapshot().pipe(Effect.mapError(storeFailure))
+      const since = yield* store.changes(prepared.now.id, fresh.id).pipe(Effect.mapError(storeFailure))
+      const restoringPaths = new Set(restoring.map((file) => file.path))
+      const moved = since.filter((change) => restoringPaths.has(change.path)).map((change) => change.path)
+      if (moved.length > 0) return yield* fail(`changed while you were asked: ${moved.join(", ")}; run /rewind again`)
+      const now = fresh.id
+      before = now
+      const key = checkpointKey(doc.id, turn)
+      // Kept first: if the restore stops partway, the state it started from is still held.
+      yield* store.keep(key, [now], at).pipe(Effect.mapError(storeFailure))
+      const restored = yield* Effect.either(store.restoreEach(restoring.map((file) => ({ path: file.path, from: file.from }))))
+      if (Either.isLeft(restored)) stopped = restored.left.message
       const snapshot = yield* store.snapshot().pipe(Effect.mapError(storeFailure))
       after = snapshot.id
-      files = yield* store.changes(prepared.now.id, snapshot.id).pipe(Effect.mapError(storeFailure))
-      yield* store.keep(checkpointKey(doc.id, turn), [prepared.now.id, snapshot.id], at).pipe(Effect.mapError(storeFailure))
+      files = yield* store.changes(now, snapshot.id).pipe(Effect.mapError(storeFailure))
+      yield* store.keep(key, [now, snapshot.id], at).pipe(Effect.mapError(storeFailure))
     }
     const change = prepared.conversation === undefined ? undefined : conversationChange(doc.items, prepared.conversation)
     const scopeText = prepared.scope === "both" ? "" : prepared.scope === "files" ? " (files only)" : " (conversation only)"
@@ -159,8 +175,19 @@ export const applyRewind = (
       prompt: `rewind to ${prepared.target.kind === "rewind" ? "before rewind" : "turn"} ${prepared.target.turn}${scopeText}`,
       at: at.toISOString(),
       to: prepared.target.turn,
-      ...(after !== undefined && prepared.now !== undefined ? { before: prepared.now.id, after, files: files ?? [] } : {}),
+      ...(after !== undefined && before !== undefined ? { before, after, files: files ?? [] } : {}),
       ...(change === undefined ? {} : { keptItems: change.keptItems, removedItems: change.removedItems })
+    }
+    if (stopped !== undefined) {
+      // Files only, nothing marked undone: the conversation was not touched, and rewinding to this record puts back what was written.
+      const { keptItems: _kept, removedItems: _removed, ...filesOnly } = record
+      const partialRecord: CheckpointRecord = { ...filesOnly, prompt: `${record.prompt} (stopped partway)` }
+      return yield* Effect.fail(
+        new RewindError({
+          message: `rewind stopped partway: ${stopped}; ${(files ?? []).length} file(s) already changed, the conversation is as it was (checkpoint ${turn}: rewinding to it puts those files back)`,
+          partial: { record: partialRecord, records: [...records, partialRecord], items: undefined, kept }
+        })
+      )
     }
     return {
       record,

@@ -57,7 +57,11 @@ export const rewindCommand = (args: string, context: CommandContext): CommandEff
       context.print([context.palette.yellow(`${change.path} was changed outside Crystal since it was recorded:`), ...change.diff.map((line) => `  ${line}`)])
       if (yield* operator.confirm(`Rewind ${change.path} too? (What it holds now stays in this rewind's checkpoint.)`, false)) overwrite.add(change.path)
     }
-    const applied = yield* applyRewind(store, doc, prepared, overwrite)
+    const applied = yield* applyRewind(store, doc, prepared, overwrite).pipe(
+      Effect.tapError((error) =>
+        error.partial === undefined ? Effect.void : Effect.zipRight(conversation.update((current) => ({ ...current, checkpoints: error.partial?.records ?? [] })), conversation.save)
+      )
+    )
     yield* conversation.update((current) => ({ ...current, ...(applied.items === undefined ? {} : { items: applied.items }), checkpoints: applied.records }))
     yield* conversation.save
     const files = applied.record.files ?? []
