@@ -107,6 +107,45 @@ export const openCheckpointStore = (
     return store.right
   })
 
+/**
+ * The saved index names another process's last snapshot: claim it before a prune elsewhere
+ * removes it, then check that a prune did not already (the index is only a cache).
+ */
+const claimSavedIndex = (index: ReturnType<typeof loadIndex>, objects: ObjectStore, publish: () => void): void => {
+  if (index.root === undefined) return
+  publish()
+  if ([index.root, ...index.dirs.values()].every((id) => objects.has(id))) return
+  index.root = undefined
+  index.files.clear()
+  index.dirs.clear()
+  index.listings.clear()
+  publish()
+}
+
+/**
+ * index.json (megabytes for a large workspace) is saved at most every indexSaveMs and on the way
+ * out: it is a cache, and losing the last changes to it only means those files are read again.
+ */
+const makeIndexSaver = (root: string, objects: ObjectStore, index: ReturnType<typeof loadIndex>) => {
+  let dirty = false
+  let savedAt = 0
+  const saveNow = (): void => {
+    if (!dirty) return
+    saveIndex(root, objects.tmpDir, index)
+    dirty = false
+    savedAt = Date.now()
+  }
+  return {
+    saveNow,
+    changed: (): void => {
+      dirty = true
+    },
+    saveIfDue: (): void => {
+      if (Date.now() - savedAt > indexSaveMs) saveNow()
+    }
+  }
+}
+
 const makeStore = (
   workspace: string,
   root: string,
@@ -124,28 +163,9 @@ const makeStore = (
   const liveFile = liveFileFor(liveDir)
   const publish = (writingSince?: number): void => writeLive(liveFile, objects.tmpDir, { ids: liveIds(), writingSince })
   const serial = <A>(what: string, run: () => A): Effect.Effect<A, CheckpointError> => lock.withPermits(1)(attempt(what, run))
-  if (index.root !== undefined) {
-    // The saved index names another process's last snapshot: claim it before a prune elsewhere
-    // removes it, then check that a prune did not already (the index is only a cache).
-    publish()
-    if (![index.root, ...index.dirs.values()].every((id) => objects.has(id))) {
-      index.root = undefined
-      index.files.clear()
-      index.dirs.clear()
-      index.listings.clear()
-      publish()
-    }
-  }
-  // index.json (megabytes for a large workspace) is saved at most every indexSaveMs and on the way
-  // out: it is a cache, and losing the last changes to it only means those files are read again.
-  let indexDirty = false
-  let indexSavedAt = 0
-  const saveIndexNow = (): void => {
-    if (!indexDirty) return
-    saveIndex(root, objects.tmpDir, index)
-    indexDirty = false
-    indexSavedAt = Date.now()
-  }
+  claimSavedIndex(index, objects, publish)
+  const indexSaver = makeIndexSaver(root, objects, index)
+  const saveIndexNow = indexSaver.saveNow
   listenForExit()
   savesOnExit.add(saveIndexNow)
   const watcher = options.watch === false ? undefined : new WorkspaceWatcher(workspace, path.join(root, "watch"), options.watcherLimits ?? defaultWatcherLimits)
@@ -180,8 +200,8 @@ const makeStore = (
         }
         probe.lastLstats = result.lstats
         lastSkipped = result.skipped
-        if (result.indexChanged) indexDirty = true
-        if (Date.now() - indexSavedAt > indexSaveMs) saveIndexNow()
+        if (result.indexChanged) indexSaver.changed()
+        indexSaver.saveIfDue()
         if (result.id !== before) unkept.add(result.id)
         if (result.id !== before || writing) publish()
         return { id: result.id, skipped: result.skipped }
