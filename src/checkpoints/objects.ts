@@ -30,6 +30,8 @@ export class ObjectStore {
   private readonly madeDirs = new Set<string>()
   /** Called before an object that is not stored yet is written (the store marks itself as writing, see live.ts). */
   beforeNewObject: () => void = () => {}
+  /** Compressed bytes this process has added to the store (what pruning watches for between prunes). */
+  bytesWritten = 0
 
   constructor(root: string) {
     this.objectsDir = path.join(root, "objects")
@@ -63,6 +65,7 @@ export class ObjectStore {
       fs.rmSync(temp, { force: true })
       throw error
     }
+    this.bytesWritten += packed.length
     return packed.length
   }
 

@@ -171,6 +171,7 @@ const makeStore = (
   const watcher = options.watch === false ? undefined : new WorkspaceWatcher(workspace, path.join(root, "watch"), options.watcherLimits ?? defaultWatcherLimits)
   const probe: StoreProbe = { watcher, lastLstats: 0 }
   let lastSkipped: Snapshot["skipped"] = []
+  let writtenAtPrune = 0
   // Every event queued before the snapshot is delivered before it looks at the dirty folders.
   const settled = Effect.promise(() => watcher?.settle() ?? Promise.resolve())
 
@@ -249,8 +250,10 @@ const makeStore = (
       serial("checkpoint pruning failed", () => {
         publish()
         saveIndexNow()
+        writtenAtPrune = objects.bytesWritten
         return pruneStore({ objects, keysDir, liveDir, indexFile: indexFile(root), root }, settings)
       }),
+    pruneDue: () => objects.bytesWritten - writtenAtPrune > settings.maxBytes / 20,
     close: () =>
       Effect.sync(() => {
         watcher?.close()

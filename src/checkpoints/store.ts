@@ -80,6 +80,11 @@ export interface CheckpointStoreShape {
   readonly kept: () => Effect.Effect<ReadonlyArray<{ readonly key: string; readonly ids: ReadonlyArray<SnapshotId>; readonly at: Date }>, CheckpointError>
   /** Removes whole checkpoints until the store is within maxBytes and keepDays; no temporary file stays. */
   readonly prune: () => Effect.Effect<PruneReport, CheckpointError>
+  /**
+   * True once this process has added a twentieth of maxBytes since its last prune: the session
+   * prunes then, so the bound holds during a long session too, not only at the next start.
+   */
+  readonly pruneDue?: (() => boolean) | undefined
   /** Stops the store's change feed (its inotify watches); snapshots after it still work, as full scans. */
   readonly close?: () => Effect.Effect<void>
 }

@@ -167,6 +167,9 @@ export const makeTurnCheckpoints = (options: TurnCheckpointsOptions): Effect.Eff
         const skipped = [...turn.before.skipped, ...after.skipped.filter((file) => !turn.before?.skipped.some((other) => other.path === file.path))]
         backgroundSinceLastAfter = options.backgroundRunning === undefined ? false : yield* options.backgroundRunning
         yield* record({ ...base, before, after: after.id, files, ...(skipped.length > 0 ? { skipped } : {}) })
+        // checkpoints.maxBytes holds during a long session too: once a twentieth of it was added since
+        // the last prune, prune now (by whole checkpoints, oldest first; this turn's is the newest).
+        if (checkpoints.pruneDue?.() === true) yield* Effect.ignore(checkpoints.prune())
         return { turn: turn.turn, files }
       })
     })

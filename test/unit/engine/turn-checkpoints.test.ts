@@ -12,7 +12,7 @@ import { makeTurnCheckpoints } from "../../../src/engine/turn-checkpoints.ts"
 import { makeSessionStore, SessionStore } from "../../../src/session/store.ts"
 import { fixture } from "../checkpoints/support.ts"
 
-const setup = async (background: { running: boolean }) => {
+const setup = async (background: { running: boolean }, settings = defaultCheckpointSettings) => {
   const { workspace, home } = await fixture()
   fs.writeFileSync(path.join(workspace, "a.txt"), "a\n")
   const sessions = makeSessionStore(path.join(home, "sessions"))
@@ -28,7 +28,7 @@ const setup = async (background: { running: boolean }) => {
       conversation,
       open: Effect.suspend(() => {
         opened++
-        return openCheckpointStore(workspace, home, defaultCheckpointSettings)
+        return openCheckpointStore(workspace, home, settings)
       }),
       note: (text) => Effect.sync(() => notes.push(text)),
       backgroundRunning: Effect.sync(() => background.running)
@@ -45,7 +45,7 @@ const setup = async (background: { running: boolean }) => {
   }
   const records = async () => (await Effect.runPromise(conversation.document)).checkpoints ?? []
   const close = () => Effect.runPromise(Scope.close(scope, Exit.void))
-  return { workspace, turn, records, opened: () => opened, notes, close }
+  return { workspace, home, turn, records, opened: () => opened, notes, close }
 }
 
 describe("turn checkpoints", () => {
@@ -84,6 +84,25 @@ describe("turn checkpoints", () => {
     fs.writeFileSync(path.join(t.workspace, "operator.txt"), "mine\n")
     const ended = await t.turn("m2", () => fs.writeFileSync(path.join(t.workspace, "b.txt"), "b\n"))
     expect(ended?.files.map((file) => file.path)).toEqual(["b.txt"])
+    await t.close()
+  })
+
+  it("keeps the store within checkpoints.maxBytes during a long session without anyone calling prune", async () => {
+    const maxBytes = 200_000
+    const t = await setup({ running: false }, { ...defaultCheckpointSettings, maxBytes })
+    const storeBytes = (dir: string): number =>
+      fs.readdirSync(dir, { withFileTypes: true }).reduce((sum, entry) => {
+        const full = path.join(dir, entry.name)
+        return sum + (entry.isDirectory() ? storeBytes(full) : fs.lstatSync(full).size)
+      }, 0)
+    let largest = 0
+    for (let n = 0; n < 60; n++) {
+      // Random bytes do not compress: each turn adds ~20 KB of content nothing else refers to.
+      await t.turn(`m${n}`, () => fs.writeFileSync(path.join(t.workspace, `f${n % 3}.bin`), crypto.getRandomValues(new Uint8Array(20_000))))
+      largest = Math.max(largest, storeBytes(path.join(t.home, "checkpoints")))
+    }
+    // 60 turns × 20 KB = 1.2 MB written; a prune runs whenever a twentieth of maxBytes was added.
+    expect(largest).toBeLessThan(maxBytes + maxBytes / 20 + 50_000)
     await t.close()
   })
 })
