@@ -7,6 +7,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { jsonLines, makeSandbox, readSession, runCrystal, sessionFiles, writeLocalConfig, type Sandbox } from "../support/crystal.ts"
+import { scriptByAgent } from "../support/fake-llm/by-agent.ts"
 import { useFakeServers } from "../support/fake-servers.ts"
 import { git } from "../support/git-repos.ts"
 import { treeState } from "../unit/checkpoints/support.ts"
@@ -307,5 +308,53 @@ describe("checkpoints and rewind", () => {
     const zero = await runCrystal(sandbox, ["rewind", "--session", id, "--to", "0"])
     expect(zero.code).toBe(2)
     expect(zero.stderr.trim()).toBe("crystal: --to 0: turns are numbered from 1 (crystal checkpoints list)")
+  })
+})
+
+describe("checkpoints and subagents", () => {
+  it("a child's write and edit are checkpointed with the parent's turn, listed in its files_changed, and rewound with it", async () => {
+    const sandbox = await makeSandbox({
+      "a.txt": "alpha\nbeta\n",
+      ".crystal/agents/writer.md": ["---", "name: writer", "description: test agent writer", "---", "CPWRITER-9: you are the test agent writer.", ""].join("\n")
+    })
+    const fake = await fakeServer()
+    await writeLocalConfig(sandbox, fake.url)
+    const before = workspaceState(sandbox)
+    scriptByAgent(fake, {
+      root: [
+        { toolCalls: [{ id: "call_task1", name: "task", arguments: { description: "change files", prompt: "Write new.txt and edit a.txt.", agent: "writer" } }] },
+        { text: "The child changed them." }
+      ],
+      agents: {
+        "CPWRITER-9": [
+          {
+            toolCalls: [
+              { id: "call_w1", name: "write", arguments: { path: "new.txt", content: "from the child\n" } },
+              { id: "call_e1", name: "edit", arguments: { path: "a.txt", old_string: "beta", new_string: "BETA" } }
+            ]
+          },
+          { text: "Wrote new.txt and edited a.txt." }
+        ]
+      }
+    })
+    const events = await runTurn(sandbox, "delegate the changes")
+    expect(fs.readFileSync(path.join(sandbox.workspace, "new.txt"), "utf8")).toBe("from the child\n")
+    expect(fs.readFileSync(path.join(sandbox.workspace, "a.txt"), "utf8")).toBe("alpha\nBETA\n")
+    // One files_changed event, the parent turn's (not the child's), listing the child's changes.
+    const changedEvents = events.filter((event) => event.type === "files_changed")
+    expect(changedEvents).toHaveLength(1)
+    const changed = changedEvents[0] as { turn: number; agent?: unknown; files: Array<{ path: string; kind: string }> } | undefined
+    expect(changed?.agent).toBeUndefined()
+    expect(changed?.turn).toBe(1)
+    expect(changed?.files.map((file) => `${file.kind} ${file.path}`)).toEqual(["modified a.txt", "added new.txt"])
+    const id = await sessionIdOf(sandbox)
+
+    // No --yes: the child's changes are the turn's own, not changes made outside Crystal.
+    const rewound = await runCrystal(sandbox, ["rewind", "--session", id, "--to", "1"])
+    expect(rewound.code, rewound.stderr).toBe(0)
+    expect(rewound.stdout).toContain("2 files changed")
+    expect(fs.existsSync(path.join(sandbox.workspace, "new.txt"))).toBe(false)
+    expect(fs.readFileSync(path.join(sandbox.workspace, "a.txt"), "utf8")).toBe("alpha\nbeta\n")
+    expect(workspaceState(sandbox)).toEqual(before)
   })
 })
