@@ -16,7 +16,7 @@ import { openCheckpointStore } from "../checkpoints/open.ts"
 import type { CheckpointStoreShape } from "../checkpoints/store.ts"
 import { loadConfig } from "../config/load.ts"
 import { filesChangedText } from "../engine/files-changed.ts"
-import { applyRewind, prepareRewind, type PreparedRewind } from "../engine/rewind.ts"
+import { applyRewind, prepareRewind, rewoundDocument, type PreparedRewind } from "../engine/rewind.ts"
 import type { RewindScope } from "../engine/rewind-plan.ts"
 import type { CheckpointRecord } from "../session/checkpoint-records.ts"
 import { acquireSessionLock, SessionLocked } from "../session/lock.ts"
@@ -108,7 +108,7 @@ const rewindWith = (store: SessionStoreShape, homePath: string, id: string, to: 
     const applied = yield* applyRewind(checkpoints, doc, prepared, new Set(prepared.outside.map((change) => change.path))).pipe(
       Effect.tapError((error) => (error.partial === undefined ? Effect.void : store.save({ ...doc, checkpoints: error.partial.records })))
     )
-    yield* store.save({ ...doc, ...(applied.items === undefined ? {} : { items: applied.items }), checkpoints: applied.records })
+    yield* store.save(rewoundDocument(doc, applied))
     const files = applied.record.files ?? []
     const removed = applied.record.removedItems?.length ?? 0
     if (json) {

@@ -10,7 +10,7 @@ import * as Either from "effect/Either"
 import type { CheckpointStoreShape, Snapshot, StoredEntry } from "../checkpoints/store.ts"
 import { nextTurnNumber, type CheckpointRecord } from "../session/checkpoint-records.ts"
 import type { SessionDocument } from "../session/document.ts"
-import type { TranscriptItem } from "../session/items.ts"
+import type { Todo, TranscriptItem } from "../session/items.ts"
 import { diffLines, withContext } from "../text/diff.ts"
 import { checkpointKey } from "./turn-checkpoints.ts"
 import { conversationBefore, conversationChange, fileTargets, markRewound, rewindTarget, snapshotted, type FileTarget, type RewindScope } from "./rewind-plan.ts"
@@ -123,6 +123,8 @@ export interface AppliedRewind {
   /** Every record, the new one included, with what now stands undone marked. */
   readonly records: ReadonlyArray<CheckpointRecord>
   readonly items: ReadonlyArray<TranscriptItem> | undefined
+  /** The todo list after the rewind (undefined: the conversation was not rewound, the list stays). */
+  readonly todos: ReadonlyArray<Todo> | undefined
   /** Files left as they are because they were changed outside Crystal and the operator kept them. */
   readonly kept: ReadonlyArray<string>
 }
@@ -176,16 +178,18 @@ export const applyRewind = (
       at: at.toISOString(),
       to: prepared.target.turn,
       ...(after !== undefined && before !== undefined ? { before, after, files: files ?? [] } : {}),
-      ...(change === undefined ? {} : { keptItems: change.keptItems, removedItems: change.removedItems })
+      ...(change === undefined ? {} : { keptItems: change.keptItems, removedItems: change.removedItems }),
+      // The todo list this rewind replaces: rewinding the conversation to this record brings it back.
+      ...(change === undefined || doc.todos === undefined || doc.todos.length === 0 ? {} : { todos: doc.todos })
     }
     if (stopped !== undefined) {
       // Files only, nothing marked undone: the conversation was not touched, and rewinding to this record puts back what was written.
-      const { keptItems: _kept, removedItems: _removed, ...filesOnly } = record
+      const { keptItems: _kept, removedItems: _removed, todos: _todos, ...filesOnly } = record
       const partialRecord: CheckpointRecord = { ...filesOnly, prompt: `${record.prompt} (stopped partway)` }
       return yield* Effect.fail(
         new RewindError({
           message: `rewind stopped partway: ${stopped}; ${(files ?? []).length} file(s) already changed, the conversation is as it was (checkpoint ${turn}: rewinding to it puts those files back)`,
-          partial: { record: partialRecord, records: [...records, partialRecord], items: undefined, kept }
+          partial: { record: partialRecord, records: [...records, partialRecord], items: undefined, todos: undefined, kept }
         })
       )
     }
@@ -193,6 +197,14 @@ export const applyRewind = (
       record,
       records: [...markRewound(records, prepared.target.turn, turn, prepared.scope), record],
       items: prepared.conversation,
+      todos: prepared.conversation === undefined ? undefined : prepared.target.todos ?? [],
       kept
     }
   })
+
+/** The session document after a rewind: its records, and (when the conversation was rewound) its messages and todo list. */
+export const rewoundDocument = (doc: SessionDocument, applied: AppliedRewind): SessionDocument => {
+  if (applied.items === undefined) return { ...doc, checkpoints: applied.records }
+  const { todos: _todos, ...rest } = doc
+  return { ...rest, items: applied.items, checkpoints: applied.records, ...(applied.todos === undefined || applied.todos.length === 0 ? {} : { todos: applied.todos }) }
+}

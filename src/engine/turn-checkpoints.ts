@@ -55,6 +55,8 @@ interface OpenTurn {
   readonly messageId: string
   readonly prompt: string
   readonly at: Date
+  /** The todo list as the turn started (absent: none). */
+  readonly todos: CheckpointRecord["todos"]
   before: Snapshot | undefined
   /** The "before" snapshot was tried (a failed one is said once and not tried again this turn). */
   tried: boolean
@@ -116,6 +118,7 @@ export const makeTurnCheckpoints = (options: TurnCheckpointsOptions): Effect.Eff
           messageId: message.id,
           prompt: promptLine(message.text),
           at: new Date(),
+          todos: doc.todos,
           before: undefined,
           tried: false,
           since: backgroundSinceLastAfter || running ? [...(doc.checkpoints ?? [])].reverse().find((entry) => entry.after !== undefined)?.after : undefined
@@ -143,7 +146,7 @@ export const makeTurnCheckpoints = (options: TurnCheckpointsOptions): Effect.Eff
       current = undefined
       if (turn === undefined) return Effect.succeed(undefined)
       return Effect.gen(function* () {
-        const base = { turn: turn.turn, kind: "turn" as const, messageId: turn.messageId, prompt: turn.prompt, at: turn.at.toISOString() }
+        const base = { turn: turn.turn, kind: "turn" as const, messageId: turn.messageId, prompt: turn.prompt, at: turn.at.toISOString(), ...(turn.todos === undefined || turn.todos.length === 0 ? {} : { todos: turn.todos }) }
         const checkpoints = turn.before === undefined ? undefined : yield* store
         if (turn.before === undefined || checkpoints === undefined) {
           yield* record(base)

@@ -5,7 +5,7 @@
  * turn changed, and what a rewind took out of the conversation so a later rewind can bring it back.
  */
 import * as Schema from "effect/Schema"
-import { TranscriptItem } from "./items.ts"
+import { Todo, TranscriptItem } from "./items.ts"
 
 export const ChangedFile = Schema.Struct({
   path: Schema.String,
@@ -34,6 +34,11 @@ export const CheckpointRecord = Schema.Struct({
   to: Schema.optional(Schema.Number),
   keptItems: Schema.optional(Schema.Number),
   removedItems: Schema.optional(Schema.Array(TranscriptItem)),
+  /**
+   * The todo list just before this record: a turn's as it started, a rewind's as the rewind found it
+   * (set only when it rewound the conversation). A rewind of the conversation to this record puts it back.
+   */
+  todos: Schema.optional(Schema.Array(Todo)),
   /** The rewind that undid this record's files / conversation (absent while it stands). */
   filesUndoneBy: Schema.optional(Schema.Number),
   conversationUndoneBy: Schema.optional(Schema.Number)

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import { Conversation } from "../engine/conversation.ts"
 import { filesChangedText } from "../engine/files-changed.ts"
 import { Operator } from "../engine/operator.ts"
-import { applyRewind, prepareRewind } from "../engine/rewind.ts"
+import { applyRewind, prepareRewind, rewoundDocument } from "../engine/rewind.ts"
 import type { RewindScope } from "../engine/rewind-plan.ts"
 import { TurnCheckpoints } from "../engine/turn-checkpoints.ts"
 import type { CheckpointRecord } from "../session/checkpoint-records.ts"
@@ -62,7 +62,7 @@ export const rewindCommand = (args: string, context: CommandContext): CommandEff
         error.partial === undefined ? Effect.void : Effect.zipRight(conversation.update((current) => ({ ...current, checkpoints: error.partial?.records ?? [] })), conversation.save)
       )
     )
-    yield* conversation.update((current) => ({ ...current, ...(applied.items === undefined ? {} : { items: applied.items }), checkpoints: applied.records }))
+    yield* conversation.update((current) => rewoundDocument(current, applied))
     yield* conversation.save
     const files = applied.record.files ?? []
     context.print([
