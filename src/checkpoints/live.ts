@@ -14,6 +14,11 @@ export interface LiveState {
   readonly ids: ReadonlyArray<ObjectId>
   /** Epoch ms a snapshot started writing objects, if one is under way. */
   readonly writingSince: number | undefined
+  /**
+   * Workspace-relative folders ("" for the workspace itself) a restore is writing into: a kill
+   * there leaves `.crystal-restore.PID.MS.N.tmp` temps, which the next open removes (see readLive).
+   */
+  readonly restoringIn?: ReadonlyArray<string>
 }
 
 /** Each open store of a process has its own file (`PID.N.json`): two stores of one workspace in one process do not overwrite each other. */
@@ -25,7 +30,7 @@ export const writeLive = (file: string, tmpDir: string, state: LiveState): void 
   fs.mkdirSync(liveDir, { recursive: true, mode: 0o700 })
   const temp = path.join(tmpDir, tempName("live"))
   try {
-    fs.writeFileSync(temp, JSON.stringify({ ids: state.ids, writingSince: state.writingSince ?? null }), { mode: 0o600, flag: "wx" })
+    fs.writeFileSync(temp, JSON.stringify({ ids: state.ids, writingSince: state.writingSince ?? null, ...(state.restoringIn === undefined ? {} : { restoringIn: state.restoringIn }) }), { mode: 0o600, flag: "wx" })
     fs.renameSync(temp, file)
   } catch (error) {
     fs.rmSync(temp, { force: true })
@@ -33,8 +38,63 @@ export const writeLive = (file: string, tmpDir: string, state: LiveState): void 
   }
 }
 
-/** The states of running processes; the files of processes that no longer run are removed. */
-export const readLive = (liveDir: string, runs: (pid: number) => boolean = processRuns): Array<LiveState> => {
+const isRealFolder = (dir: string): boolean => {
+  try {
+    return fs.lstatSync(dir).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Removes the restore temps (`.crystal-restore.PID.MS.N.tmp`, regular files only, links never
+ * followed) that the dead process `pid` may have left in the folders its live file names. Only
+ * folders inside `workspace` reached through real folders (no link on the way) are looked in.
+ */
+const removeRestoreTemps = (workspace: string, pid: number, file: string): void => {
+  let folders: unknown
+  try {
+    folders = (JSON.parse(fs.readFileSync(file, "utf8")) as { restoringIn?: unknown }).restoringIn
+  } catch {
+    return
+  }
+  if (!Array.isArray(folders)) return
+  const pattern = new RegExp(`^\\.crystal-restore\\.${pid}\\.\\d+\\.\\d+\\.tmp$`)
+  for (const folder of folders) {
+    if (typeof folder !== "string" || folder.startsWith("/") || folder.includes("\0")) continue
+    const parts = folder === "" ? [] : folder.split("/")
+    if (parts.some((part) => part === "" || part === "." || part === "..")) continue
+    let dir = workspace
+    let inside = isRealFolder(dir)
+    for (const part of parts) {
+      if (!inside) break
+      dir = path.join(dir, part)
+      inside = isRealFolder(dir)
+    }
+    if (!inside) continue
+    let names: Array<string>
+    try {
+      names = fs.readdirSync(dir)
+    } catch {
+      continue
+    }
+    for (const name of names) {
+      if (!pattern.test(name)) continue
+      const temp = path.join(dir, name)
+      try {
+        if (fs.lstatSync(temp).isFile()) fs.unlinkSync(temp)
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+}
+
+/**
+ * The states of running processes; the files of processes that no longer run are removed, after
+ * (given the workspace) the restore temps those processes left in the workspace.
+ */
+export const readLive = (liveDir: string, workspace?: string, runs: (pid: number) => boolean = processRuns): Array<LiveState> => {
   let names: Array<string>
   try {
     names = fs.readdirSync(liveDir)
@@ -48,6 +108,7 @@ export const readLive = (liveDir: string, runs: (pid: number) => boolean = proce
     const pid = Number(match[1])
     const file = path.join(liveDir, name)
     if (pid !== process.pid && !runs(pid)) {
+      if (workspace !== undefined) removeRestoreTemps(workspace, pid, file)
       fs.rmSync(file, { force: true })
       continue
     }

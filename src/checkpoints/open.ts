@@ -97,7 +97,7 @@ export const openCheckpointStore = (
         fs.writeFileSync(path.join(root, "workspace"), `${real}\n`, { mode: 0o600 })
         // A crash mid-write leaves only hidden temps here; those of processes that are gone go now.
         removeOrphanedTempsSync([objects.tmpDir])
-        readLive(liveDir)
+        readLive(liveDir, real)
       })
     )
     if (prepared._tag === "Left") return { _tag: "Refused", reason: `checkpoints are off: ${prepared.left.message} (${root})` } as const
@@ -146,6 +146,21 @@ const makeIndexSaver = (root: string, objects: ObjectStore, index: ReturnType<ty
   }
 }
 
+type Publish = (writingSince?: number, restoringIn?: ReadonlyArray<string>) => void
+
+/** A restore records the folders it writes temps in first; a kill leaves them for the next open to clear (live.ts). */
+const recordingRestore = (publish: Publish, write: (beforeWrites: (folders: ReadonlyArray<string>) => void) => void): void => {
+  let recorded = false
+  try {
+    write((folders) => {
+      recorded = true
+      publish(undefined, folders)
+    })
+  } finally {
+    if (recorded) publish()
+  }
+}
+
 const makeStore = (
   workspace: string,
   root: string,
@@ -161,7 +176,8 @@ const makeStore = (
   const unkept = new Set<ObjectId>()
   const liveIds = (): Array<ObjectId> => [...unkept, ...(index.root === undefined || unkept.has(index.root) ? [] : [index.root])]
   const liveFile = liveFileFor(liveDir)
-  const publish = (writingSince?: number): void => writeLive(liveFile, objects.tmpDir, { ids: liveIds(), writingSince })
+  const publish: Publish = (writingSince, restoringIn) =>
+    writeLive(liveFile, objects.tmpDir, { ids: liveIds(), writingSince, ...(restoringIn === undefined ? {} : { restoringIn }) })
   const serial = <A>(what: string, run: () => A): Effect.Effect<A, CheckpointError> => lock.withPermits(1)(attempt(what, run))
   claimSavedIndex(index, objects, publish)
   const indexSaver = makeIndexSaver(root, objects, index)
@@ -226,12 +242,14 @@ const makeStore = (
     restore: (id, paths) =>
       serial("checkpoint restore failed", () => {
         checkId(id)
-        restorePaths(objects, workspace, id, paths, settings.maxFileBytes)
+        recordingRestore(publish, (beforeWrites) => restorePaths(objects, workspace, id, paths, settings.maxFileBytes, beforeWrites))
       }),
     restoreEach: (entries) =>
       serial("checkpoint restore failed", () => {
         for (const entry of entries) checkId(entry.from)
-        restoreEntries(objects, workspace, entries.map((entry) => ({ relative: entry.path, root: entry.from })), settings.maxFileBytes)
+        recordingRestore(publish, (beforeWrites) =>
+          restoreEntries(objects, workspace, entries.map((entry) => ({ relative: entry.path, root: entry.from })), settings.maxFileBytes, beforeWrites)
+        )
       }),
     keep: (key, ids, at) =>
       serial("cannot keep a checkpoint", () => {
@@ -251,7 +269,7 @@ const makeStore = (
         publish()
         saveIndexNow()
         writtenAtPrune = objects.bytesWritten
-        return pruneStore({ objects, keysDir, liveDir, indexFile: indexFile(root), root }, settings)
+        return pruneStore({ objects, keysDir, liveDir, indexFile: indexFile(root), root, workspace }, settings)
       }),
     pruneDue: () => objects.bytesWritten - writtenAtPrune > settings.maxBytes / 20,
     close: () =>

@@ -18,6 +18,8 @@ export interface PrunePlaces {
   readonly objects: ObjectStore
   readonly keysDir: string
   readonly liveDir: string
+  /** The workspace: restore temps a dead process left there go with its live file (live.ts). */
+  readonly workspace?: string
   /** index.json: counted in the store's size, removed when its snapshot is. */
   readonly indexFile: string
   /** The store's folder: its own small files count too. */
@@ -60,7 +62,7 @@ export const pruneStore = (places: PrunePlaces, limits: { readonly maxBytes: num
   const overhead = smallFiles()
   const bytesBefore = listed.reduce((sum, object) => sum + object.bytes, 0) + overhead
 
-  const live = readLive(places.liveDir)
+  const live = readLive(places.liveDir, places.workspace)
   const keys = readKeys(places.keysDir)
   const cutoff = now.getTime() - limits.keepDays * dayMs
   const removed: Array<KeptEntry> = keys.filter((entry) => entry.at.getTime() < cutoff)

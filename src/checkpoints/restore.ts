@@ -102,8 +102,14 @@ const removeEntry = (objects: ObjectStore, root: ObjectId, workspace: string, re
  * turn made it, or it grew past the bound and then the snapshot holds it as skipped): removing it
  * could not be undone, so it stays.
  */
-export const restorePaths = (objects: ObjectStore, workspace: string, root: ObjectId, paths: ReadonlyArray<string>, maxFileBytes: number): void =>
-  restoreEntries(objects, workspace, paths.map((relative) => ({ relative, root })), maxFileBytes)
+export const restorePaths = (
+  objects: ObjectStore,
+  workspace: string,
+  root: ObjectId,
+  paths: ReadonlyArray<string>,
+  maxFileBytes: number,
+  beforeWrites?: (folders: ReadonlyArray<string>) => void
+): void => restoreEntries(objects, workspace, paths.map((relative) => ({ relative, root })), maxFileBytes, beforeWrites)
 
 /**
  * Each path from its own snapshot, in one pass: every removal (deepest first) before every write
@@ -114,7 +120,9 @@ export const restoreEntries = (
   objects: ObjectStore,
   workspace: string,
   entries: ReadonlyArray<{ readonly relative: string; readonly root: ObjectId }>,
-  maxFileBytes: number
+  maxFileBytes: number,
+  /** Told the folders (workspace-relative, "" for the workspace) the writes put temps in, before the first (live.ts records them). */
+  beforeWrites?: (folders: ReadonlyArray<string>) => void
 ): void => {
   for (const { relative } of entries) {
     const problem = checkRelativePath(relative)
@@ -132,5 +140,6 @@ export const restoreEntries = (
   const removals = applicable.filter(({ entry }) => entry === undefined || entry.kind === "dir").sort((a, b) => depth(b.relative) - depth(a.relative))
   for (const { relative, root } of removals) removeEntry(objects, root, workspace, relative)
   const writes = applicable.filter(({ entry }) => entry?.kind === "file" || entry?.kind === "symlink").sort((a, b) => depth(a.relative) - depth(b.relative))
+  if (writes.length > 0) beforeWrites?.([...new Set(writes.map(({ relative }) => (relative.includes("/") ? relative.slice(0, relative.lastIndexOf("/")) : "")))])
   for (const { relative, entry } of writes) writeEntry(objects, workspace, relative, entry as TreeEntry & { kind: "file" | "symlink" })
 }
