@@ -1,5 +1,5 @@
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import type { AgentPath } from "../agents/definition.ts"
 import type { Classification } from "../approval/classification.ts"
 import type { AssistantMessage, ToolCall, ToolResult, Usage } from "../session/items.ts"
@@ -84,6 +84,22 @@ export interface RendererShape {
 export interface FilesChangedEvent {
   readonly turn: number
   readonly files: ReadonlyArray<FileChange>
+}
+
+/** Shows nothing: where a subagent's events go when the view has no `child` renderer (tests start from it too). */
+export const silentRenderer: RendererShape = {
+  sessionStarted: () => Effect.void,
+  textDelta: () => Effect.void,
+  reasoningDelta: () => Effect.void,
+  assistantMessage: () => Effect.void,
+  toolStarted: () => Effect.void,
+  approval: () => Effect.void,
+  toolProgress: () => Effect.void,
+  toolFinished: () => Effect.void,
+  retrying: () => Effect.void,
+  note: () => Effect.void,
+  finished: () => Effect.void,
+  failed: () => Effect.void
 }
 
 export class Renderer extends Context.Tag("crystal/Renderer")<Renderer, RendererShape>() {}

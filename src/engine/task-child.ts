@@ -25,7 +25,7 @@ import { messageOf } from "../text/error-text.ts"
 import { filesTouched } from "./compaction-plan.ts"
 import { Conversation, type ConversationShape } from "./conversation.ts"
 import { Operator, type OperatorShape } from "./operator.ts"
-import { Renderer, type RendererShape } from "./renderer.ts"
+import { Renderer, silentRenderer } from "./renderer.ts"
 import { Toolbox, type ToolboxShape } from "./toolbox.ts"
 import { turnLoop, type TurnOutcome, type TurnSettings } from "./turn.ts"
 
@@ -44,20 +44,6 @@ export interface TaskRunnerOptions {
 
 const failure = (text: string): ToolOutput => ({ text, isError: true })
 
-const silentRenderer: RendererShape = {
-  sessionStarted: () => Effect.void,
-  textDelta: () => Effect.void,
-  reasoningDelta: () => Effect.void,
-  assistantMessage: () => Effect.void,
-  toolStarted: () => Effect.void,
-  approval: () => Effect.void,
-  toolProgress: () => Effect.void,
-  toolFinished: () => Effect.void,
-  retrying: () => Effect.void,
-  note: () => Effect.void,
-  finished: () => Effect.void,
-  failed: () => Effect.void
-}
 
 /** Every approval a child asks names it; the deepest agent's path is kept as the ask goes up. Its step limit stops it, unasked. */
 const childOperator = (parent: OperatorShape, path: AgentPath): OperatorShape => ({
