@@ -63,8 +63,9 @@ describe("a child never wider than its parent", () => {
     expect(taskOutputs(result.stdout)).toEqual([expect.stringContaining("Files changed: new.txt")])
   })
 
-  it("a switch to plan while a child runs reaches the child: its next write is refused", async () => {
-    const sandbox = await makeSandbox(agentFile("w", "WRITER-9"))
+  /** The session in full mode over ACP; the child `w` (marked `marker`) switches it to `modeId`, then asks to write. */
+  const switchWhileChildRuns = async (marker: string, modeId: string) => {
+    const sandbox = await makeSandbox(agentFile("w", marker))
     const fake = await fakeServer()
     await writeLocalConfig(sandbox, fake.url)
     const client = startAcp(sandbox, { permission: reject })
@@ -76,9 +77,9 @@ describe("a child never wider than its parent", () => {
     scriptByAgent(fake, {
       root: [{ toolCalls: [{ id: "call_t1", name: "task", arguments: { description: "d", prompt: "p", agent: "w" } }] }, { text: "done" }],
       agents: {
-        "WRITER-9": [
+        [marker]: [
           (async () => {
-            await client.agent.request("session/set_mode", { sessionId: session.sessionId, modeId: "plan" })
+            await client.agent.request("session/set_mode", { sessionId: session.sessionId, modeId })
             switched = true
             return { toolCalls: [{ id: "call_w", name: "write", arguments: { path: "child.txt", content: "hi\n" } }] }
           }) as never,
@@ -89,37 +90,18 @@ describe("a child never wider than its parent", () => {
     await client.agent.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: "go" }] })
     expect(switched).toBe(true)
     expect(fs.existsSync(path.join(sandbox.workspace, "child.txt"))).toBe(false)
+    return fake
+  }
+
+  it("a switch to plan while a child runs reaches the child: its next write is refused", async () => {
+    const fake = await switchWhileChildRuns("WRITER-9", "plan")
     // The child's next request offers no writing tool.
     const tools = ((requestsOf(fake.requests, "WRITER-9").at(-1)?.body as { tools?: Array<{ function?: { name?: string } }> }).tools ?? []).map((tool) => tool.function?.name)
     expect(tools).not.toContain("write")
   })
 
   it("a narrower approval mode chosen while a child runs reaches the child: its write is asked, and refused", async () => {
-    const sandbox = await makeSandbox(agentFile("w", "WRITER-8"))
-    const fake = await fakeServer()
-    await writeLocalConfig(sandbox, fake.url)
-    const client = startAcp(sandbox, { permission: reject })
-    clients.push(client)
-    await client.initialize()
-    const session = (await client.agent.request("session/new", { cwd: sandbox.workspace, mcpServers: [] })) as { sessionId: string }
-    await client.agent.request("session/set_mode", { sessionId: session.sessionId, modeId: "full" })
-    let switched = false
-    scriptByAgent(fake, {
-      root: [{ toolCalls: [{ id: "call_t1", name: "task", arguments: { description: "d", prompt: "p", agent: "w" } }] }, { text: "done" }],
-      agents: {
-        "WRITER-8": [
-          (async () => {
-            await client.agent.request("session/set_mode", { sessionId: session.sessionId, modeId: "default" })
-            switched = true
-            return { toolCalls: [{ id: "call_w", name: "write", arguments: { path: "child.txt", content: "hi\n" } }] }
-          }) as never,
-          { text: "child done" }
-        ]
-      }
-    })
-    await client.agent.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: "go" }] })
-    expect(switched).toBe(true)
-    expect(fs.existsSync(path.join(sandbox.workspace, "child.txt"))).toBe(false)
+    await switchWhileChildRuns("WRITER-8", "default")
   })
 
   // Review 26 #6 feared reuse through the child's copied imageCount; tools take their numbers from
