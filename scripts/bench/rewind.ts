@@ -19,14 +19,10 @@ import { defaultCheckpointSettings, type CheckpointStoreShape } from "../../src/
 import { applyRewind, prepareRewind } from "../../src/engine/rewind.ts"
 import type { CheckpointRecord } from "../../src/session/checkpoint-records.ts"
 import type { SessionDocument } from "../../src/session/document.ts"
-import { median, ms, ratio } from "./measure.ts"
+import { flag, median, ms, ratio } from "./measure.ts"
 
-const option = (name: string, fallback: number): number => {
-  const at = process.argv.indexOf(name)
-  return at < 0 ? fallback : Number(process.argv[at + 1])
-}
-const fileCount = option("--files", 25_000)
-const runs = option("--runs", 11)
+const fileCount = flag("--files", 25_000)
+const runs = flag("--runs", 11)
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "crystal-bench-rewind-")))
 const repo = path.join(root, "repo")
